@@ -1,0 +1,128 @@
+"""Poses and transforms: plain values, no numpy.
+
+Quaternions are w-first ``(qw, qx, qy, qz)`` everywhere in simulo; a pose as a row is
+``[x, y, z, qw, qx, qy, qz]``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from simulo.errors import SimuloValueError
+
+
+def _floats(values: Iterable[Any], n: int, what: str) -> tuple[float, ...]:
+    try:
+        out = tuple(float(v) for v in values)
+    except (TypeError, ValueError) as exc:
+        raise SimuloValueError(f"{what} must be {n} numbers, got {values!r}") from exc
+    if len(out) != n:
+        raise SimuloValueError(f"{what} must have {n} numbers, got {len(out)}: {values!r}")
+    if not all(math.isfinite(v) for v in out):
+        raise SimuloValueError(f"{what} must be finite, got {values!r}")
+    return out
+
+
+@dataclass(frozen=True, init=False)
+class Pose:
+    """A rigid pose: position in metres and a unit quaternion, w first.
+
+    Args:
+        xyz: Position ``(x, y, z)``.
+        quat_wxyz: Orientation ``(qw, qx, qy, qz)``; normalised on construction.
+        position: Keyword alias of ``xyz``.
+        orientation: Keyword alias of ``quat_wxyz``.
+
+    Raises:
+        SimuloValueError: A component is not a finite number, or the quaternion has zero norm.
+    """
+
+    xyz: tuple[float, float, float]
+    quat_wxyz: tuple[float, float, float, float]
+
+    def __init__(
+        self,
+        xyz: Iterable[float] = (0.0, 0.0, 0.0),
+        quat_wxyz: Iterable[float] = (1.0, 0.0, 0.0, 0.0),
+        *,
+        position: Iterable[float] | None = None,
+        orientation: Iterable[float] | None = None,
+    ) -> None:
+        pos = _floats(position if position is not None else xyz, 3, "Pose position")
+        quat = _floats(orientation if orientation is not None else quat_wxyz, 4, "Pose quaternion (w, x, y, z)")
+        norm = math.sqrt(sum(q * q for q in quat))
+        if norm < 1e-9:
+            raise SimuloValueError(f"Pose quaternion must be non-zero, got {quat!r}")
+        object.__setattr__(self, "xyz", pos)
+        object.__setattr__(self, "quat_wxyz", tuple(q / norm for q in quat))
+
+    @classmethod
+    def identity(cls) -> "Pose":
+        """The pose at the origin with no rotation."""
+        return cls()
+
+    @classmethod
+    def from_xyz(cls, x: float, y: float, z: float) -> "Pose":
+        """A pose at ``(x, y, z)`` with no rotation."""
+        return cls((x, y, z))
+
+    @classmethod
+    def from_xyz_rpy(cls, xyz: Iterable[float], rpy: Iterable[float]) -> "Pose":
+        """A pose from a position and roll, pitch, yaw in radians (extrinsic x, y, z)."""
+        roll, pitch, yaw = _floats(rpy, 3, "roll, pitch, yaw")
+        cr, sr = math.cos(roll / 2), math.sin(roll / 2)
+        cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+        cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+        quat = (
+            cr * cp * cy + sr * sp * sy,
+            sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy,
+        )
+        return cls(xyz, quat)
+
+    def to_translation(self) -> tuple[float, float, float]:
+        """The position ``(x, y, z)``."""
+        return self.xyz
+
+    def to_orientation(self) -> tuple[float, float, float, float]:
+        """The orientation quaternion ``(qw, qx, qy, qz)``."""
+        return self.quat_wxyz
+
+    def to_list(self) -> list[float]:
+        """The pose as a row ``[x, y, z, qw, qx, qy, qz]``."""
+        return [*self.xyz, *self.quat_wxyz]
+
+    @property
+    def is_identity(self) -> bool:
+        """True for the origin pose with no rotation."""
+        return self.xyz == (0.0, 0.0, 0.0) and self.quat_wxyz == (1.0, 0.0, 0.0, 0.0)
+
+
+@dataclass
+class Transform:
+    """A scene node that places its children at an offset.
+
+    Items added to the scene under a Transform's path, or to the Transform itself with
+    :meth:`add`, spawn at the Transform's position (added to their own).
+
+    Args:
+        name: Node name.
+        pose: Where the node sits relative to its parent (the environment origin).
+    """
+
+    name: str = "transform"
+    pose: Pose = field(default_factory=Pose.identity)
+    _children: list[tuple[Any, str]] = field(default_factory=list, repr=False)
+
+    def add(self, entity: Any, at: str = "") -> "Transform":
+        """Attach a child item; returns the transform for chaining."""
+        self._children.append((entity, at))
+        return self
+
+    @property
+    def children(self) -> list[tuple[Any, str]]:
+        """The attached children as ``(item, relative_path)`` pairs."""
+        return list(self._children)

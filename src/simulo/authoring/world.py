@@ -1,0 +1,67 @@
+"""Terrain and lights: what the scene stands on and how it would be lit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simulo.authoring.config import _check_nonneg
+
+
+@dataclass(frozen=True)
+class Terrain:
+    """Ground for the scene. Only flat planes exist on the PyBullet engine.
+
+    Attributes:
+        kind: ``"plane"``.
+        height: Height of the ground surface in m.
+        static_friction: Friction coefficient of the ground.
+        dynamic_friction: Accepted for compatibility; PyBullet has one lateral friction.
+        restitution: Bounciness of the ground, 0..1.
+    """
+
+    kind: str = "plane"
+    height: float = 0.0
+    static_friction: float = 1.0
+    dynamic_friction: float = 1.0
+    restitution: float = 0.0
+
+    def __post_init__(self) -> None:
+        _check_nonneg("Terrain", static_friction=self.static_friction, dynamic_friction=self.dynamic_friction,
+                      restitution=self.restitution)
+
+    @classmethod
+    def plane(cls, height: float = 0.0, static_friction: float = 1.0, dynamic_friction: float = 1.0,
+              restitution: float = 0.0) -> "Terrain":
+        """A flat, infinite ground plane (PyBullet's ``plane.urdf``) at ``height``."""
+        return cls("plane", float(height), static_friction, dynamic_friction, restitution)
+
+
+@dataclass(frozen=True)
+class Light:
+    """A light. Headless PyBullet runs draw nothing, so lights are recorded, not simulated.
+
+    Attributes:
+        kind: ``"dome"`` or ``"distant"``.
+        intensity: Brightness (unitless).
+        color: RGB in 0..1.
+        direction: For distant lights, the direction the light travels.
+    """
+
+    kind: str = "dome"
+    intensity: float = 1000.0
+    color: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    direction: tuple[float, float, float] = (0.0, 0.0, -1.0)
+
+    def __post_init__(self) -> None:
+        _check_nonneg("Light", intensity=self.intensity)
+
+    @classmethod
+    def dome(cls, intensity: float = 1000.0, color: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> "Light":
+        """An environment (sky) light."""
+        return cls("dome", intensity, tuple(color))
+
+    @classmethod
+    def distant(cls, intensity: float = 3000.0, color: tuple[float, float, float] = (1.0, 1.0, 1.0),
+                direction: tuple[float, float, float] = (0.0, 0.0, -1.0)) -> "Light":
+        """A sun-like directional light."""
+        return cls("distant", intensity, tuple(color), tuple(direction))

@@ -1,0 +1,45 @@
+"""The ``simulo`` command: ``simulo <command> [args]``.
+
+Each command lives in its own module under :mod:`simulo.cli` with a ``main(argv) -> int`` function and
+is imported only when it runs, so ``simulo --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# command -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check-urdf": ("simulo.cli.check_urdf", "check a URDF file and list every problem in it"),
+    "demo": ("simulo.cli.demo", "drive the catalog pick arm for one second and print its state"),
+}
+
+
+def _usage() -> str:
+    width = max(len(c) for c in COMMANDS)
+    rows = "\n".join(f"  {name.ljust(width)}  {help_}" for name, (_, help_) in COMMANDS.items())
+    return f"usage: simulo <command> [args]\n\ncommands:\n{rows}\n\nRun 'simulo <command> --help' for a command's options."
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``simulo`` console script; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage())
+        return 0
+    if args[0] == "--version":
+        from simulo import __version__
+
+        print(f"simulo-local {__version__}")
+        return 0
+    command = COMMANDS.get(args[0])
+    if command is None:
+        print(f"simulo: unknown command {args[0]!r}; expected one of: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(command[0])
+    return int(module.main(args[1:]) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
