@@ -45,13 +45,18 @@ _LAZY: dict[str, str] = {
     "Sphere": "simulo.authoring.shapes",
     "Cylinder": "simulo.authoring.shapes",
     "RigidPhysics": "simulo.authoring.shapes",
-    "ContactSensor": "simulo.authoring.sensors",
-    "ParallelGripper": "simulo.authoring.actuators",
+    "ContactSensor": "simulo.runtime.sensors",
+    "ParallelGripper": "simulo.runtime.actuators",
     # runtime
     "Scene": "simulo.runtime.scene",
     "Robot": "simulo.runtime.robot",
     "Prop": "simulo.runtime.prop",
     "Simulation": "simulo.runtime.simulation",
+    # platform: apps, jobs, `simulo run`
+    "App": "simulo.platform.app",
+    "JobType": "simulo.platform.systems",
+    "SystemType": "simulo.platform.systems",
+    "Runtime": "simulo.platform.runtime",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])

@@ -71,3 +71,7 @@ class TaskError(SimuloError):
 
 class JobError(SimuloError):
     """A job file, job definition or job parameter is invalid, or a job failed."""
+
+
+class MissingDependencyError(SimuloError, ImportError):
+    """An optional dependency (an extra such as ``simulo-local[train]``) is not installed."""

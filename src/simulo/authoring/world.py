@@ -14,24 +14,24 @@ class Terrain:
     Attributes:
         kind: ``"plane"``.
         height: Height of the ground surface in m.
-        static_friction: Friction coefficient of the ground.
+        static_friction: Friction coefficient of the ground; ``None`` keeps the plane model's 1.0.
         dynamic_friction: Accepted for compatibility; PyBullet has one lateral friction.
-        restitution: Bounciness of the ground, 0..1.
+        restitution: Bounciness of the ground, 0..1; ``None`` keeps the model's 0.
     """
 
     kind: str = "plane"
     height: float = 0.0
-    static_friction: float = 1.0
-    dynamic_friction: float = 1.0
-    restitution: float = 0.0
+    static_friction: float | None = None
+    dynamic_friction: float | None = None
+    restitution: float | None = None
 
     def __post_init__(self) -> None:
         _check_nonneg("Terrain", static_friction=self.static_friction, dynamic_friction=self.dynamic_friction,
                       restitution=self.restitution)
 
     @classmethod
-    def plane(cls, height: float = 0.0, static_friction: float = 1.0, dynamic_friction: float = 1.0,
-              restitution: float = 0.0) -> "Terrain":
+    def plane(cls, height: float = 0.0, static_friction: float | None = None,
+              dynamic_friction: float | None = None, restitution: float | None = None) -> "Terrain":
         """A flat, infinite ground plane (PyBullet's ``plane.urdf``) at ``height``."""
         return cls("plane", float(height), static_friction, dynamic_friction, restitution)
 

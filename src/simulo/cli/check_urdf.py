@@ -1,0 +1,51 @@
+"""``simulo check-urdf FILE [FILE ...]``: check URDF files and list every problem in each.
+
+Prints ``FILE: OK (robot NAME, N links, M joints)`` for a good file, or the full problem list for a bad one.
+Exit status: 0 when every file is OK, 1 when any has problems, 2 when a file is missing or unreadable.
+Mesh paths are checked against each file's own folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from simulo.authoring.urdf import check_urdf
+from simulo.errors import UrdfError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="simulo check-urdf",
+        description="Check URDF files and list every problem in each (exit 0: all OK, 1: problems, 2: missing file).",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="URDF file to check")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Check each file; return the exit status."""
+    args = _parser().parse_args(argv)
+    status = 0
+    for name in args.files:
+        path = Path(name)
+        if not path.is_file():
+            what = "is a folder, not a file" if path.is_dir() else "no such file"
+            print(f"simulo check-urdf: {name}: {what}", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"simulo check-urdf: {name}: cannot read as UTF-8 text: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            model = check_urdf(text, source=name, base_dir=path.resolve().parent)
+        except UrdfError as exc:
+            print(exc)
+            status = max(status, 1)
+            continue
+        print(f"{name}: OK (robot {model.name}, {len(model.links)} links, {len(model.joints)} joints)")
+    return status

@@ -1,0 +1,162 @@
+"""``simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--param value ...]``: run a job locally.
+
+The app file is imported in discovery mode (torch and other heavy imports inside
+``app.runtime.imports()`` are not loaded) to find its jobs and check the flags; the job then runs
+in a child process (see :mod:`simulo.platform.runner`). Its output streams to stderr and to the
+run's ``log.txt``; its return value is printed on stdout as JSON and saved as ``result.json``.
+
+Exit status: 0 the job completed, 1 it failed (after its retries), 2 usage error (bad file, no or
+ambiguous job, unknown flag, bad value), 124 it ran past its timeout, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from simulo.errors import JobError
+from simulo.platform.app import JobFunction
+from simulo.platform.jobs import JobFile, check_runnable, load_app_file
+from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
+from simulo.platform.runner import EXIT_USAGE, RunRequest, run_job, runs_root
+
+USAGE = """\
+usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--PARAM VALUE ...]
+
+Run a job of an app file on this computer.
+
+  FILE            a Python file declaring jobs with @app.job
+  --job NAME      the job to run (needed when FILE declares several)
+  --list          list the jobs and their flags, without loading torch or the engine
+  --runs-dir DIR  where runs are saved (default: $SIMULO_RUNS_DIR, else ./runs)
+  --PARAM VALUE   the job's parameters: num_envs is --num-envs; booleans are --x/--no-x
+
+Exit status: 0 completed, 1 failed, 2 usage error, 124 timed out."""
+
+_OWN = ("--job", "--list", "--runs-dir", "-h", "--help")
+
+
+@dataclass(frozen=True)
+class _Options:
+    job: str | None
+    list_jobs: bool
+    runs_dir: str | None
+    help: bool
+
+
+def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
+    """Separate simulo run's own options from the job's flags."""
+    job: str | None = None
+    runs_dir: str | None = None
+    list_jobs = show_help = False
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        key, eq, inline = token.partition("=")
+        if key in ("--job", "--runs-dir"):
+            if eq:
+                value = inline
+            elif i + 1 < len(argv):
+                i += 1
+                value = argv[i]
+            else:
+                raise JobError(f"{key} needs a value")
+            if key == "--job":
+                job = value
+            else:
+                runs_dir = value
+        elif token == "--list":
+            list_jobs = True
+        elif token in ("-h", "--help"):
+            show_help = True
+        else:
+            rest.append(token)
+        i += 1
+    return _Options(job, list_jobs, runs_dir, show_help), rest
+
+
+def _flags_of(job: JobFunction) -> list[Flag]:
+    flags = job_flags(job.spec.fn)
+    for flag in flags:
+        if flag.flag in _OWN or f"--no-{flag.flag[2:]}" in _OWN:
+            raise JobError(
+                f"job {job.spec.name!r}: parameter {flag.name!r} would be flag {flag.flag}, which simulo run "
+                "uses itself; rename the parameter"
+            )
+    return flags
+
+
+def _describe_job(job: JobFunction) -> str:
+    spec = job.spec
+    facts = [f"type {spec.job_type.value}" if spec.job_type else "untyped"]
+    if spec.timeout is not None:
+        facts.append(f"timeout {spec.timeout:g} s")
+    if spec.retries:
+        facts.append(f"retries {spec.retries}")
+    if spec.system is not None:
+        facts.append(f"system {spec.system.value}")
+    if spec.gpu is not None:
+        facts.append(f"gpu {spec.gpu}")
+    lines = [f"  {spec.name}  [{', '.join(facts)}]  (app {job.app.name!r})"]
+    doc = (spec.fn.__doc__ or "").strip().splitlines()
+    if doc:
+        lines.append(f"      {doc[0]}")
+    flags = _flags_of(job)
+    lines.extend(f"      {flag.usage()}" for flag in flags)
+    if not flags:
+        lines.append("      (no flags)")
+    return "\n".join(lines)
+
+
+def _listing(job_file: JobFile) -> str:
+    if not job_file.jobs:
+        return f"{job_file.path.name}: no jobs (decorate a function with @app.job)"
+    header = f"{job_file.path.name}: {len(job_file.jobs)} job(s)"
+    return "\n".join([header, *(_describe_job(job) for job in job_file.jobs)])
+
+
+def _error(message: str) -> int:
+    print(f"simulo run: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def main(argv: list[str]) -> int:
+    """Run ``simulo run``; returns the exit status."""
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else EXIT_USAGE
+    if argv[0].startswith("-"):
+        return _error(f"the first argument must be the app file, got {argv[0]!r}\n{USAGE}")
+    try:
+        options, job_argv = _split(argv[1:])
+        job_file = load_app_file(argv[0], discovery=True)
+        if options.list_jobs or options.help:
+            print(_listing(job_file))
+            return 0
+        job = job_file.select(options.job)
+        check_runnable(job)
+        flags = _flags_of(job)
+        values = parse_flags(flags, job_argv)
+    except JobError as exc:
+        return _error(str(exc))
+    params = {f.name: values.get(f.name, f.default) for f in flags if f.name in values or not f.required}
+    request = RunRequest(
+        file=job_file.path,
+        app=job.app.name,
+        job=job.spec.name,
+        argv=tuple(job_argv),
+        params=jsonable_params(params),
+        timeout=job.spec.timeout,
+        retries=job.spec.retries,
+        env=tuple(job.app.runtime.runtime_env.items()),
+    )
+    outcome = run_job(request, runs_root(options.runs_dir))
+    if outcome.status == "completed":
+        print(json.dumps(outcome.result, indent=2))
+        print(f"simulo run: result saved to {outcome.run_dir / 'result.json'}", file=sys.stderr)
+    else:
+        print(f"simulo run: error: {outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
+    return outcome.exit_code

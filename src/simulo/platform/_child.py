@@ -1,0 +1,75 @@
+"""Private: one attempt of a job, in its own process (started by :mod:`simulo.platform.runner`).
+
+Usage: ``python -m simulo.platform._child SPEC_JSON``. Imports the app file in execution mode,
+parses the job flags, sets the run context, calls the job and writes ``result.json``; on an
+exception it prints the traceback and writes ``attempt-<n>.error.json``, and exits with 1.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from simulo.platform.context import RunContext, running
+from simulo.platform.jobs import load_app_file
+from simulo.platform.params import job_flags, parse_flags
+
+
+def _to_json(value: Any) -> Any:
+    """JSON form of values json cannot write: arrays and tensors, numpy scalars, paths, enums."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
+    raise TypeError(f"the job returned a {type(value).__name__}, which cannot be saved as JSON: {value!r}")
+
+
+def _hook(callbacks: tuple[Any, ...], name: str, *args: Any) -> None:
+    for callback in callbacks:
+        method = getattr(callback, name, None)
+        if callable(method):
+            method(*args)
+
+
+def main(spec_text: str) -> int:
+    """Run one attempt described by ``spec_text`` (JSON); return the process exit code."""
+    spec = json.loads(spec_text)
+    run = RunContext.create(Path(spec["run_dir"]), int(spec["attempt"]), int(spec["max_attempts"]))
+    job_id = f"{run.run_dir.parent.parent.name}/{run.run_dir.parent.name}/{run.run_dir.name}"
+    callbacks: tuple[Any, ...] = ()
+    try:
+        job = load_app_file(spec["file"], discovery=False).select(spec["job"])
+        callbacks = job.spec.callbacks
+        kwargs = parse_flags(job_flags(job.spec.fn), spec["argv"])
+        _hook(callbacks, "on_job_start", job_id)
+        with running(job.app, run):
+            result = job.spec.fn(**kwargs)
+        text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
+    except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, then retried or not
+        traceback.print_exc()
+        sys.stderr.flush()
+        record = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+        (run.run_dir / f"attempt-{run.attempt}.error.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+        _hook(callbacks, "on_job_end", job_id, "failed")
+        return 1
+    tmp = run.run_dir / "result.json.tmp"
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(run.run_dir / "result.json")
+    _hook(callbacks, "on_job_end", job_id, "completed")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1]))

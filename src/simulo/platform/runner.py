@@ -1,0 +1,267 @@
+"""Run one job of an app file locally: a child process per attempt, a timeout, retries, a runs folder.
+
+Layout of a run (``RUNS`` is ``--runs-dir``, else ``$SIMULO_RUNS_DIR``, else ``./runs``)::
+
+    RUNS/<app>/<job>/<NNNN>/        one folder per ``simulo run`` (0001, 0002, ...)
+        params.json                 the job's parameters (given flags and defaults)
+        run.json                    file, job, flags, status, attempts, error
+        log.txt                     everything the job printed, all attempts
+        checkpoints/                RunContext.checkpoint_dir, shared by the attempts
+        attempt-<n>.error.json      type, message and traceback of a failed attempt
+        result.json                 the job's return value, on success
+
+Each attempt runs in a fresh Python process (``python -m simulo.platform._child``) in its own
+process group, so a timeout can stop it and everything it started. Its stdout and stderr are
+streamed to this process's stderr and to ``log.txt``. ``timeout`` is one budget for all attempts
+together; when it runs out the job is stopped (SIGTERM, then SIGKILL after a short grace) and not
+retried. A failed attempt is retried while ``retries`` allow; the retry finds the earlier attempts'
+checkpoints through :func:`simulo.platform.context.current_run`.
+
+The attempt launcher :func:`_run_attempt` is the one place that decides where an attempt runs; a
+Ray executor (``--workers``/``--address``) would replace it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from simulo.platform.context import RunContext
+
+ENV_RUNS_DIR = "SIMULO_RUNS_DIR"
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_TIMEOUT = 124
+EXIT_INTERRUPTED = 130
+KILL_GRACE_S = 2.0
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything needed to run one job.
+
+    Attributes:
+        file: The app file.
+        app: The app's name.
+        job: The job's name.
+        argv: The job flags as given (each attempt parses them again).
+        params: The effective parameters, JSON-ready (saved as ``params.json``).
+        timeout: Seconds for all attempts together, or ``None``.
+        retries: Extra attempts after a failure.
+        env: Extra environment variables for the job process (``app.runtime.env(...)``).
+    """
+
+    file: Path
+    app: str
+    job: str
+    argv: tuple[str, ...]
+    params: dict[str, Any]
+    timeout: float | None = None
+    retries: int = 0
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run ended.
+
+    Attributes:
+        status: ``"completed"``, ``"failed"``, ``"timed_out"`` or ``"interrupted"``.
+        exit_code: 0, 1, 124 or 130.
+        run_dir: The run's folder.
+        attempts: Attempts started.
+        result: The job's return value (when completed).
+        error: One line saying what went wrong (otherwise).
+    """
+
+    status: str
+    exit_code: int
+    run_dir: Path
+    attempts: int
+    result: Any = None
+    error: str | None = None
+
+
+def runs_root(option: str | Path | None) -> Path:
+    """The runs folder: the option, else ``$SIMULO_RUNS_DIR``, else ``./runs``."""
+    if option is not None:
+        return Path(option)
+    return Path(os.environ.get(ENV_RUNS_DIR) or "runs")
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
+
+
+def new_run_dir(root: Path, app: str, job: str) -> Path:
+    """Create and return the next numbered run folder ``root/<app>/<job>/<NNNN>``."""
+    parent = root / _safe(app) / _safe(job)
+    parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        numbers = [int(p.name) for p in parent.iterdir() if p.name.isdigit()]
+        candidate = parent / f"{max(numbers, default=0) + 1:04d}"
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            continue
+        return candidate
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+class _Tee(threading.Thread):
+    """Copies a child's output to a text stream and a log file as it arrives."""
+
+    def __init__(self, source: IO[bytes], stream: IO[str], log: IO[bytes]) -> None:
+        super().__init__(daemon=True)
+        self._source, self._stream, self._log = source, stream, log
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def run(self) -> None:
+        fd = self._source.fileno()
+        while chunk := os.read(fd, 65536):
+            self._log.write(chunk)
+            self._log.flush()
+            self._stream.write(self._decoder.decode(chunk))
+            self._stream.flush()
+        tail = self._decoder.decode(b"", final=True)
+        if tail:
+            self._stream.write(tail)
+            self._stream.flush()
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the attempt's whole process group: SIGTERM, then SIGKILL after a grace period."""
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _run_attempt(
+    request: RunRequest, context: RunContext, deadline: float | None, stream: IO[str], log: IO[bytes]
+) -> int | None:
+    """Run one attempt in a child process; its exit code, or ``None`` if the deadline passed."""
+    spec = {
+        "file": str(request.file),
+        "job": request.job,
+        "argv": list(request.argv),
+        "run_dir": str(context.run_dir),
+        "attempt": context.attempt,
+        "max_attempts": context.max_attempts,
+    }
+    env = {**os.environ, **dict(request.env), **context.environ(), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "simulo.platform._child", json.dumps(spec)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    tee = _Tee(proc.stdout, stream, log)
+    tee.start()
+    try:
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            code: int | None = proc.wait(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            code = None
+    except BaseException:
+        _stop(proc)
+        raise
+    finally:
+        tee.join(timeout=5.0)
+        proc.stdout.close()
+    return code
+
+
+def _attempt_error(run_dir: Path, attempt: int, code: int) -> str:
+    record = run_dir / f"attempt-{attempt}.error.json"
+    if record.is_file():
+        data = json.loads(record.read_text(encoding="utf-8"))
+        return f"{data['type']}: {data['message']}"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the job process was killed by {name}"
+    return f"the job process exited with code {code}"
+
+
+def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> RunOutcome:
+    """Run a job with its timeout and retries; results go to a new run folder under ``root``.
+
+    Args:
+        request: The job and its flags.
+        root: The runs folder.
+        stream: Where the job's output and progress messages go (default: ``sys.stderr``).
+
+    Returns:
+        The outcome; ``result.json``, ``run.json`` and ``params.json`` are written.
+    """
+    out = stream if stream is not None else sys.stderr
+    run_dir = new_run_dir(root, request.app, request.job)
+    _write_json(run_dir / "params.json", request.params)
+    max_attempts = request.retries + 1
+    deadline = None if request.timeout is None else time.monotonic() + request.timeout
+    meta: dict[str, Any] = {
+        "app": request.app,
+        "job": request.job,
+        "file": str(request.file),
+        "argv": list(request.argv),
+        "timeout": request.timeout,
+        "retries": request.retries,
+    }
+    outcome: RunOutcome | None = None
+    attempt = 0
+    with open(run_dir / "log.txt", "ab") as log:
+        try:
+            while outcome is None:
+                attempt += 1
+                context = RunContext.create(run_dir, attempt, max_attempts)
+                print(f"simulo run: {request.app}/{request.job} attempt {attempt}/{max_attempts} in {run_dir}", file=out)
+                code = _run_attempt(request, context, deadline, out, log)
+                if code is None:
+                    message = f"job {request.job!r} timed out after {request.timeout:g} s and was stopped"
+                    outcome = RunOutcome("timed_out", EXIT_TIMEOUT, run_dir, attempt, error=message)
+                elif code == 0 and (run_dir / "result.json").is_file():
+                    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+                    outcome = RunOutcome("completed", EXIT_OK, run_dir, attempt, result=result)
+                else:
+                    error = _attempt_error(run_dir, attempt, code)
+                    if attempt < max_attempts:
+                        checkpoint = context.latest_checkpoint()
+                        resume = f"from {checkpoint}" if checkpoint else "from the start (no checkpoint yet)"
+                        print(f"simulo run: attempt {attempt} failed ({error}); retrying {resume}", file=out)
+                    else:
+                        message = f"job {request.job!r} failed on attempt {attempt}/{max_attempts}: {error}"
+                        outcome = RunOutcome("failed", EXIT_FAILED, run_dir, attempt, error=message)
+        except KeyboardInterrupt:
+            outcome = RunOutcome("interrupted", EXIT_INTERRUPTED, run_dir, attempt, error="interrupted")
+    _write_json(run_dir / "run.json", {**meta, "status": outcome.status, "attempts": attempt, "error": outcome.error})
+    return outcome

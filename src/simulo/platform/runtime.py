@@ -1,0 +1,157 @@
+"""``simulo.Runtime``: the runtime an app's jobs execute in, and its two authoring helpers.
+
+Locally every job runs in the current Python environment, so a runtime is mostly a record of what
+the app declared: :meth:`Runtime.env` variables are set in the job's process (before the app file
+is imported there), :meth:`Runtime.pip_install` packages are recorded but not installed (install
+them yourself). The two helpers that matter for lean imports are :meth:`Runtime.imports` and
+:meth:`Runtime.torch_jit`; see :mod:`simulo.platform.discovery` for the two import modes.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+import sys
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any, TypeVar
+
+from simulo.errors import JobError
+from simulo.platform.discovery import DiscoveryImports, in_discovery_mode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_RUNTIME_ID = "local"
+_PYPI_SPEC = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,-]+\])?\s*([<>=!~]=?[^\s@/:]+(\s*,\s*[<>=!~]=?[^\s@/:]+)*)?$")
+
+
+class _ExecutionImports:
+    """``app.runtime.imports()`` in execution mode: imports run; a missing package is a JobError."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if isinstance(exc, ImportError):
+            missing = exc.name or str(exc)
+            raise JobError(
+                f"this app imports {missing!r} inside app.runtime.imports(), but it is not installed in "
+                f"{sys.executable}; install it (for torch: pip install torch==2.13.0) and run again"
+            ) from exc
+
+
+class _LazyTorchScript:
+    """A function compiled with ``torch.jit.script`` on its first call (plain Python without torch)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._compiled: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._compiled is None:
+            self._compiled = _script_or_plain(self._fn)
+        return self._compiled(*args, **kwargs)
+
+
+def _script_or_plain(fn: Callable[..., Any]) -> Callable[..., Any]:
+    try:
+        jit = importlib.import_module("torch.jit")
+    except ModuleNotFoundError:
+        return fn
+    return jit.script(fn)  # type: ignore[no-any-return]
+
+
+class Runtime:
+    """The runtime of an app's jobs (``simulo.App(name, runtime=...)``).
+
+    Args:
+        runtime_id: The runtime's name; recorded only (cloud apps name e.g. ``"simulo/gpu-rl:2026.06"``).
+    """
+
+    def __init__(self, runtime_id: str = DEFAULT_RUNTIME_ID) -> None:
+        if not isinstance(runtime_id, str) or not runtime_id.strip():
+            raise JobError(f"a runtime name must be a non-empty string, got {runtime_id!r}")
+        self._runtime_id = runtime_id
+        self._env: dict[str, str] = {}
+        self._pip_layers: list[tuple[str, ...]] = []
+
+    @classmethod
+    def from_registry(cls, image: str) -> Runtime:
+        """Name a runtime of the cloud catalog (recorded; jobs run in the current environment here)."""
+        return cls(image)
+
+    @property
+    def runtime_id(self) -> str:
+        """The runtime's name."""
+        return self._runtime_id
+
+    @property
+    def runtime_env(self) -> Mapping[str, str]:
+        """Environment variables set in every job's process (a copy)."""
+        return dict(self._env)
+
+    @property
+    def pip_dependencies(self) -> tuple[tuple[str, ...], ...]:
+        """Packages declared with :meth:`pip_install`, one tuple per call (recorded, not installed)."""
+        return tuple(self._pip_layers)
+
+    def env(self, variables: Mapping[str, str]) -> Runtime:
+        """Set environment variables in every job's process; later calls win. Returns ``self``.
+
+        Raises:
+            JobError: a name or value is not a string.
+        """
+        bad = {k: v for k, v in dict(variables).items() if not isinstance(k, str) or not isinstance(v, str)}
+        if bad:
+            raise JobError(f"runtime env names and values must be strings, got {bad!r}")
+        self._env.update(variables)
+        return self
+
+    def pip_install(self, *packages: str) -> Runtime:
+        """Record public-PyPI requirements (``"wandb==0.17.0"``). Nothing is installed. Returns ``self``.
+
+        Raises:
+            JobError: a requirement is a URL, a path or not a plain PyPI specifier.
+        """
+        for spec in packages:
+            if not isinstance(spec, str) or not _PYPI_SPEC.match(spec.strip()):
+                raise JobError(f"pip_install takes plain PyPI requirements such as 'wandb==0.17.0', got {spec!r}")
+        if packages:
+            self._pip_layers.append(tuple(packages))
+        return self
+
+    def imports(self) -> DiscoveryImports | _ExecutionImports:
+        """Context manager around an app file's heavy imports (``with app.runtime.imports(): import torch``).
+
+        In execution mode the imports run normally, and a missing package becomes a
+        :class:`~simulo.errors.JobError` that says what to install. In discovery mode (listing jobs)
+        the block's imports of packages not already loaded are answered with placeholders, so torch
+        is never loaded (see :mod:`simulo.platform.discovery`).
+        """
+        if in_discovery_mode():
+            return DiscoveryImports()
+        return _ExecutionImports()
+
+    def torch_jit(self, fn: F) -> F:
+        """Mark a function for ``torch.jit.script`` (use in place of ``@torch.jit.script``).
+
+        * Discovery mode: returns ``fn`` unchanged; nothing is imported.
+        * Execution mode with torch already imported (the usual case: the app imported it in
+          ``app.runtime.imports()``): scripted right away, so scripted functions can call each other.
+        * Execution mode otherwise: scripted on the first call if torch can be imported then, or
+          left as plain Python if torch is not installed.
+        """
+        if not callable(fn):
+            raise JobError(f"@app.runtime.torch_jit decorates a function, got {fn!r}")
+        if in_discovery_mode():
+            return fn
+        if "torch" in sys.modules:
+            return _script_or_plain(fn)  # type: ignore[return-value]
+        return _LazyTorchScript(fn)  # type: ignore[return-value]
+
+    def __repr__(self) -> str:
+        return f"Runtime({self._runtime_id!r})"

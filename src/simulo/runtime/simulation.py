@@ -1,0 +1,203 @@
+"""``simulo.Simulation``: builds a scene in the physics engine and steps it.
+
+Scripted apps use it directly::
+
+    scene = simulo.Scene(num_envs=4)
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    scene.add(robot, at="/World/Robot")
+    with simulo.Simulation(scene, dt=1 / 240) as sim:
+        robot.set_joint_position_target(...)
+        sim.step(240)
+
+Learning apps get the same object from :class:`simulo.LearningEnv`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from simulo.authoring.pose import Pose
+from simulo.errors import SceneError, SimuloValueError
+from simulo.runtime.scene import Scene
+from simulo.runtime.tensors import Tensors
+
+
+def grid_origins(num_envs: int, spacing: float) -> np.ndarray:
+    """Environment origins on a grid, (num_envs, 3); environment 0 at the world origin."""
+    cols = max(1, math.ceil(math.sqrt(num_envs)))
+    idx = np.arange(num_envs)
+    rows, col = np.divmod(idx, cols)
+    return np.stack([rows * spacing, col * spacing, np.zeros(num_envs)], axis=1).astype(np.float64)
+
+
+def compose(parent: Pose, child: Pose) -> Pose:
+    """The pose ``parent * child`` (child expressed in the parent's frame)."""
+    if parent.is_identity:
+        return child
+    pw, px, py, pz = parent.quat_wxyz
+    q = np.array([[pw, px, py, pz]])
+    v = np.array([child.xyz])
+    from simulo.runtime.robot import quat_mul, quat_rotate_inverse
+
+    inv = q * np.array([1.0, -1.0, -1.0, -1.0])
+    pos = quat_rotate_inverse(inv, v)[0] + np.array(parent.xyz)
+    quat = quat_mul(q, np.array([child.quat_wxyz]))[0]
+    return Pose(pos.tolist(), quat.tolist())
+
+
+class Simulation:
+    """A scene built in PyBullet (DIRECT mode), batched over ``num_envs`` environments.
+
+    Args:
+        scene: The scene to build. It is attached to this simulation until :meth:`close`.
+        dt: Physics time step, s (PyBullet's default 1/240).
+        num_envs: Overrides ``scene.num_envs`` when given.
+        gravity: Gravity vector, m/s².
+        envs_per_world: Largest number of environments sharing one PyBullet client; ``None`` takes the
+            engine's benchmarked default. Environment ``i`` always lives in world ``i // envs_per_world``.
+        use_torch: Return torch tensors (also switched on by the first torch tensor passed in).
+        solver_iterations: PyBullet solver iterations, or ``None`` for its default.
+
+    Raises:
+        SceneError: The scene is already simulated, or an item cannot be built.
+        SimuloValueError: A bad ``dt``, ``gravity`` or ``envs_per_world``.
+    """
+
+    def __init__(self, scene: Scene, dt: float = 1.0 / 240.0, num_envs: int | None = None,
+                 gravity: Sequence[float] = (0.0, 0.0, -9.81), envs_per_world: int | None = None,
+                 use_torch: bool = False, solver_iterations: int | None = None) -> None:
+        if not isinstance(scene, Scene):
+            raise SceneError(f"Simulation needs a simulo.Scene, got {scene!r}")
+        if scene._simulation is not None:
+            raise SceneError("this scene is already attached to a Simulation; close that one first")
+        if not isinstance(dt, (int, float)) or not 0 < dt < float("inf"):
+            raise SimuloValueError(f"dt must be a finite number of seconds > 0, got {dt!r}")
+        if len(tuple(gravity)) != 3 or not all(math.isfinite(g) for g in gravity):
+            raise SimuloValueError(f"gravity must be three finite numbers (m/s²), got {gravity!r}")
+        if envs_per_world is not None and (isinstance(envs_per_world, bool) or not isinstance(envs_per_world, int)
+                                           or envs_per_world < 1):
+            raise SimuloValueError(f"envs_per_world must be an integer >= 1, got {envs_per_world!r}")
+        if num_envs is not None:
+            old = scene.num_envs
+            scene.num_envs = num_envs
+            try:
+                scene._check_layout()
+            except SceneError:
+                scene.num_envs = old
+                raise
+        shared = [e.path for e in scene.items_of("robot") + scene.items_of("prop") if not e.per_environment]
+        if shared and scene.num_envs > 1:
+            raise SceneError(f"shared (per_environment=False) robots/props {shared} need num_envs == 1, "
+                             f"got {scene.num_envs}")
+        from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD, PyBulletEngine
+
+        self.scene = scene
+        self.dt = float(dt)
+        self.num_envs = scene.num_envs
+        self.tensors = Tensors(use_torch)
+        self.step_count = 0
+        self._engine = PyBulletEngine(self.num_envs, self.dt, tuple(gravity),
+                                      envs_per_world or DEFAULT_ENVS_PER_WORLD, solver_iterations)
+        self._origins = grid_origins(self.num_envs, float(scene.env_spacing))
+        self._robots: list[Any] = []
+        self._props: list[Any] = []
+        scene._simulation = self
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        scene._origins = self.tensors.out(self._origins)
+
+    # -- building ----------------------------------------------------------------------------------
+    def _world_poses(self, local: Pose, path: str, per_environment: bool) -> np.ndarray:
+        pose = compose(self.scene.offset_of(path), local)
+        rows = np.tile(np.array(pose.to_list()), (self.num_envs, 1))
+        if per_environment:
+            rows[:, :3] += self._origins
+        return rows
+
+    def _build(self) -> None:
+        for entry in self.scene.get_items():
+            item, path, kind, per_env = entry["item"], entry["path"], entry["kind"], entry["per_environment"]
+            if kind == "terrain":
+                if item.kind != "plane":
+                    raise SceneError(f"terrain kind {item.kind!r} at {path!r} is not available on PyBullet; use Terrain.plane()")
+                self._engine.add_plane(item.height, item.static_friction, item.restitution)
+            elif kind == "robot":
+                self._build_robot(item, path, per_env)
+            elif kind == "prop":
+                kind_name, dims = item.shape.engine_geometry()
+                poses = self._world_poses(item.shape.pose, path, per_env)
+                batch = self._engine.add_rigid(kind_name, dims, item.shape.physics.mass, poses, item.shape.color)
+                item._attach(batch, self.tensors, poses)
+                self._props.append(item)
+            elif kind == "fixture":
+                kind_name, dims = item.engine_geometry()
+                self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env), item.color)
+
+    def _build_robot(self, robot: Any, path: str, per_env: bool) -> None:
+        asset = robot.asset
+        local = robot.initial_pose
+        if local.is_identity and asset.spawn_pose is not None:
+            local = asset.spawn_pose
+        poses = self._world_poses(local, path, per_env)
+        fixed = robot.articulation.fix_root_link
+        if fixed is None:
+            fixed = bool(asset.fixed_base)
+        fixed = fixed or robot.visual_only
+        self_collision = bool(robot.articulation.enable_self_collision)
+        batch = self._engine.add_articulation(asset.urdf_path(), poses, fixed, robot.scale[0], self_collision)
+        robot._attach(batch, self.tensors, poses)
+        self._robots.append(robot)
+
+    # -- running -----------------------------------------------------------------------------------
+    @property
+    def time(self) -> float:
+        """Simulated time in seconds."""
+        return self.step_count * self.dt
+
+    @property
+    def env_origins(self) -> Any:
+        """Environment origins (num_envs, 3)."""
+        return self.tensors.out(self._origins)
+
+    @property
+    def worlds(self) -> int:
+        """Number of PyBullet clients the environments are split over."""
+        return len(self._engine.worlds)
+
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise SimuloValueError(f"step count must be an integer >= 0, got {n!r}")
+        for _ in range(n):
+            self.scene.flush_pending_commands()
+            self._engine.step()
+            self.step_count += 1
+            for robot in self._robots:
+                robot.update(self.dt)
+            for prop in self._props:
+                prop.update(self.dt)
+
+    def reset(self) -> None:
+        """Reset every robot and prop to its default state (sim time keeps running)."""
+        self.scene.reset()
+
+    def close(self) -> None:
+        """Disconnect the engine and detach the scene's robots and props."""
+        for item in self._robots + self._props:
+            item._detach()
+        self._robots, self._props = [], []
+        self._engine.close()
+        self.scene._simulation = None
+        self.scene._origins = None
+
+    def __enter__(self) -> "Simulation":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

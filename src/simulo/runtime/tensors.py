@@ -1,0 +1,114 @@
+"""The one place that converts and validates tensors.
+
+Inputs may be numpy arrays, torch tensors, lists or scalars; inside the runtime everything is a float64
+numpy array. Outputs are numpy by default; once a caller hands in a torch tensor (or the runtime is told
+to use torch), outputs are torch tensors that share memory with the numpy buffers (zero copy), so live
+state views stay live. torch is imported only when a torch tensor is seen or asked for.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Sequence
+
+import numpy as np
+
+from simulo.errors import EnvIdError, NonFiniteError, ShapeError, SimuloValueError
+
+
+def is_torch(value: Any) -> bool:
+    """True for a torch tensor (checked without importing torch)."""
+    return type(value).__module__.startswith("torch") and hasattr(value, "detach")
+
+
+def to_numpy(value: Any, name: str) -> np.ndarray:
+    """Convert a tensor-like value to a numpy array (a copy for torch tensors)."""
+    if is_torch(value):
+        return value.detach().cpu().numpy()
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged lists
+        raise SimuloValueError(f"{name} must be a numeric array, got {value!r}") from exc
+
+
+class Tensors:
+    """Converter bound to one simulation: remembers whether the caller works in torch."""
+
+    def __init__(self, use_torch: bool = False) -> None:
+        self._torch: Any = None
+        if use_torch:
+            self.enable_torch()
+
+    @property
+    def uses_torch(self) -> bool:
+        """Whether outputs are torch tensors."""
+        return self._torch is not None
+
+    def enable_torch(self) -> None:
+        """Return torch tensors from now on (imports torch)."""
+        if self._torch is None:
+            import torch
+
+            self._torch = torch
+
+    def seen(self, value: Any) -> None:
+        """Note an input; a torch tensor switches outputs to torch."""
+        if self._torch is None and is_torch(value):
+            self._torch = sys.modules["torch"]
+
+    def out(self, array: np.ndarray) -> Any:
+        """Return ``array`` in the caller's library (torch shares the memory)."""
+        if self._torch is None:
+            return array
+        return self._torch.from_numpy(array)
+
+    def floats(self, value: Any, shape: Sequence[int], name: str, finite: bool = True) -> np.ndarray:
+        """Validate a float batch of exactly ``shape`` and return a float64 copy.
+
+        Raises:
+            ShapeError: The shape differs from ``shape``.
+            NonFiniteError: ``finite`` and a value is NaN or infinite.
+        """
+        self.seen(value)
+        arr = to_numpy(value, name)
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise SimuloValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+        if tuple(arr.shape) != tuple(shape):
+            raise ShapeError(f"{name} must have shape {tuple(shape)}, got {tuple(arr.shape)}")
+        out = np.array(arr, dtype=np.float64)
+        if finite and not np.isfinite(out).all():
+            bad = np.argwhere(~np.isfinite(out))[0].tolist()
+            raise NonFiniteError(f"{name} contains a non-finite value {out[tuple(bad)]} at index {bad}")
+        return out
+
+    def env_ids(self, value: Any, num_envs: int) -> np.ndarray:
+        """Validate environment indices: any subset, any order, no repeats. ``None`` means all."""
+        return index_array(self, value, num_envs, "env_ids", "environment")
+
+
+def index_array(tensors: Tensors | None, value: Any, size: int, name: str, what: str) -> np.ndarray:
+    """Validate a 1-D list of distinct integer indices into ``range(size)``; ``None`` gives all of them.
+
+    Raises:
+        EnvIdError: for ``env_ids``; SimuloValueError for other index lists.
+    """
+    err = EnvIdError if name == "env_ids" else SimuloValueError
+    if value is None:
+        return np.arange(size)
+    if tensors is not None:
+        tensors.seen(value)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = [value]
+    arr = to_numpy(value, name)
+    if arr.ndim != 1:
+        raise err(f"{name} must be a 1-D list of {what} indices, got shape {tuple(arr.shape)}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise err(f"{name} must hold integers, got dtype {arr.dtype}: {arr.tolist()}")
+    arr = arr.astype(np.int64)
+    bad = arr[(arr < 0) | (arr >= size)]
+    if bad.size:
+        raise err(f"{name} {bad.tolist()} out of range: there are {size} {what}s (0..{size - 1})")
+    uniq, counts = np.unique(arr, return_counts=True)
+    if (counts > 1).any():
+        raise err(f"{name} repeats {uniq[counts > 1].tolist()}; each {what} may appear once")
+    return arr
