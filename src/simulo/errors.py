@@ -35,8 +35,12 @@ class NameNotFoundError(SimuloError, LookupError):
         return str(self.args[0]) if self.args else ""
 
 
-class NotAttachedError(SimuloError, RuntimeError):
-    """A runtime member was used before the simulation attached the object."""
+class NotAttachedError(SimuloError, RuntimeError, AttributeError):
+    """A runtime member was used before the simulation attached the object.
+
+    It is also an ``AttributeError`` so that ``hasattr`` (and hence ``isinstance`` checks against
+    ``runtime_checkable`` Protocols on Python < 3.12) answers False instead of raising.
+    """
 
 
 class UrdfError(SimuloValueError):

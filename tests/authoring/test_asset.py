@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,19 @@ def test_urdf_path_of_string_with_base_dir_lies_in_base_dir(tmp_path: Path) -> N
     assert path.parent == folder.resolve()
     assert path.read_text(encoding="utf-8") == MESH_URDF
     assert [p.name for p in folder.iterdir() if p.suffix == ".partial"] == []
+
+
+def test_urdf_path_write_failure_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = mesh_folder(tmp_path)
+    asset = Asset.from_urdf_string(MESH_URDF, base_dir=folder)
+
+    def read_only_folder(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only_folder)
+    with pytest.raises(AssetError, match="cannot write the URDF of asset 'mesh_bot' to .*Permission denied"):
+        asset.urdf_path()
+    assert sorted(p.name for p in folder.iterdir()) == ["meshes"]  # nothing half-written
 
 
 def test_available_catalog() -> None:

@@ -94,14 +94,14 @@ class Asset:
         """An asset from a URDF file; relative mesh paths start from the file's folder.
 
         Raises:
-            AssetError: The file does not exist or is not UTF-8 text.
+            AssetError: The file does not exist, is not UTF-8 text, or is a USD file.
             UrdfError: The document has problems (all listed).
         """
         file = Path(path).expanduser().resolve()
-        if not file.is_file():
-            raise AssetError(f"URDF file {str(path)!r} not found; expected a path to a .urdf file")
         if file.suffix.lower() in (".usd", ".usda", ".usdc", ".usdz"):
             cls.usd(path)
+        if not file.is_file():
+            raise AssetError(f"URDF file {str(path)!r} not found; expected a path to a .urdf file")
         try:
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -160,7 +160,8 @@ class Asset:
             return self.source_path
         data = self.urdf_text.encode("utf-8")
         digest = hashlib.sha256(data).hexdigest()[:16]
-        folder = self.base_dir if self.base_dir is not None else Path(tempfile.gettempdir()) / "simulo-urdf"
+        user = f"-{os.getuid()}" if hasattr(os, "getuid") else ""  # one folder per user on shared machines
+        folder = self.base_dir if self.base_dir is not None else Path(tempfile.gettempdir()) / f"simulo-urdf{user}"
         target = folder / f".simulo-{_UNSAFE.sub('_', self.name)[:40]}-{digest}.urdf"
         partial: str | None = None
         try:

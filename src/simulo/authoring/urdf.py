@@ -304,8 +304,8 @@ class _Checker:
                     self.add(shape, f"{label}: <{shape.tag}> {attr}={shape.attrib[attr]!r} must be > 0")
 
     def check_mesh(self, mesh: _Node, label: str) -> None:
-        filename = mesh.attrib.get("filename", "").strip()
-        if not filename:
+        filename = mesh.attrib.get("filename", "")
+        if not filename.strip():
             self.add(mesh, f"{label}: <mesh> has no filename")
             return
         url = _URL.match(filename)
@@ -377,7 +377,7 @@ class _Checker:
             axis = self.check_axis(node, label)
             limits = self.check_limits(node, label, kind)
             origin = node.find("origin")
-            if name and kind in JOINT_TYPES and parent is not None and child is not None:
+            if name.strip() and kind in JOINT_TYPES and parent is not None and child is not None:
                 joints.append(UrdfJoint(
                     name=name, type=kind, parent=parent, child=child, axis=axis, limits=limits,
                     origin_xyz=self.vec3_quiet(origin, "xyz"), origin_rpy=self.vec3_quiet(origin, "rpy"),

@@ -526,6 +526,20 @@ class Robot:
         rt, ids, cols, vals = self._targets("set_joint_effort_target", efforts, joint_ids, None, "efforts")
         rt.eff_t[np.ix_(ids, cols)] = vals
 
+    def set_body_friction(self, name_pattern: str, friction: float) -> None:
+        """Set the lateral (Coulomb) friction coefficient of the matching bodies in every environment.
+
+        Raises:
+            NameNotFoundError: No body matches. SimuloValueError: friction is not a finite number >= 0.
+        """
+        rt = self._rt_or_raise("set_body_friction")
+        bodies = self.find_bodies(name_pattern)
+        if isinstance(friction, bool) or not isinstance(friction, (int, float)) or not np.isfinite(friction) \
+                or friction < 0:
+            raise SimuloValueError(f"friction must be a finite number >= 0, got {friction!r}")
+        for b in bodies:
+            rt.batch.set_link_dynamics(b - 1, friction=float(friction))
+
     def _set_motor_force(self, forces: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
         """Override the built-in motor's force limit for some joints (used by gripper actuators)."""
         rt = self._rt_or_raise("actuator command")

@@ -18,13 +18,19 @@ import numpy as np
 import pybullet as p
 
 from simulo.engine.pybullet.world import JointInfo, PyBulletWorld, from_pb_quat, to_pb_quat
-from simulo.errors import AssetError
+from simulo.errors import AssetError, SimuloValueError
 
 #: Control modes of one joint in one environment, as sent to PyBullet.
 PASSIVE, MOTOR_POSITION, MOTOR_VELOCITY, TORQUE = 0, 1, 2, 3
 
 #: Default bound on environments per world, chosen with benchmarks/robot_throughput.py.
 DEFAULT_ENVS_PER_WORLD = 16
+
+#: Largest bound: environments sharing a world are kept apart with one collision-filter bit each.
+MAX_ENVS_PER_WORLD = 28
+
+#: Collision group of PyBullet's static objects (the shared ground plane keeps it).
+_STATIC_GROUP = 2
 
 
 class PyBulletEngine:
@@ -40,6 +46,8 @@ class PyBulletEngine:
 
     def __init__(self, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
                  envs_per_world: int = DEFAULT_ENVS_PER_WORLD, solver_iterations: int | None = None) -> None:
+        if not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD:
+            raise SimuloValueError(f"envs_per_world must be between 1 and {MAX_ENVS_PER_WORLD}, got {envs_per_world}")
         self.num_envs = num_envs
         self.envs_per_world = envs_per_world
         n_worlds = -(-num_envs // envs_per_world)
@@ -51,21 +59,36 @@ class PyBulletEngine:
         for world in self.worlds:
             world.add_plane(height, friction, restitution)
 
+    def _isolate(self, env: int, body: int) -> None:
+        """Keep an environment's body from touching other environments' bodies in the same world.
+
+        Environment ``k`` of a world gets its own collision-filter bit and collides with its own bodies
+        and with the shared static ground. A world holding one environment is left untouched.
+        """
+        if self.envs_per_world > 1 and self.num_envs > 1:
+            bit = 1 << (2 + env % self.envs_per_world)
+            self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP)
+
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False) -> "ArticulationBatch":
         """Load one copy of a URDF per environment at ``poses`` (num_envs, 7), link-frame poses."""
         handles = []
         for i in range(self.num_envs):
             world = self.env_world[i]
-            handles.append((world, world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale,
-                                                   self_collision)))
+            body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision)
+            self._isolate(i, body)
+            handles.append((world, body))
         return ArticulationBatch(handles, fixed_base)
 
     def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
                   color: Sequence[float] | None = None) -> "RigidBatch":
         """Create one single-body shape per environment (``mass`` 0: static)."""
-        handles = [(self.env_world[i], self.env_world[i].add_shape(kind, dims, mass, poses[i, :3], poses[i, 3:], color))
-                   for i in range(self.num_envs)]
+        handles = []
+        for i in range(self.num_envs):
+            world = self.env_world[i]
+            body = world.add_shape(kind, dims, mass, poses[i, :3], poses[i, 3:], color)
+            self._isolate(i, body)
+            handles.append((world, body))
         return RigidBatch(handles)
 
     def step(self) -> None:
@@ -352,7 +375,7 @@ class ArticulationBatch:
     def disable_collisions(self) -> None:
         """Make every copy collide with nothing."""
         for w, b in self.handles:
-            w.disable_collisions(b, self.num_links)
+            w.disable_collisions(b)
 
     def add_gear(self, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> None:
         """Couple two joints (indices into ``joints``) in every copy with a gear constraint."""

@@ -167,10 +167,14 @@ class PyBulletWorld:
         info = p.getDynamicsInfo(body, link, physicsClientId=self.cid)
         return info[3], info[4]
 
-    def disable_collisions(self, body: int, num_links: int) -> None:
+    def disable_collisions(self, body: int) -> None:
         """Make a body collide with nothing."""
-        for link in range(-1, num_links):
-            p.setCollisionFilterGroupMask(body, link, 0, 0, physicsClientId=self.cid)
+        self.set_collision_group(body, 0, 0)
+
+    def set_collision_group(self, body: int, group: int, mask: int) -> None:
+        """Set the collision filter group and mask of every link of a body."""
+        for link in range(-1, p.getNumJoints(body, physicsClientId=self.cid)):
+            p.setCollisionFilterGroupMask(body, link, group, mask, physicsClientId=self.cid)
 
     def contact_count(self, body_a: int, body_b: int, link_a: int | None = None) -> int:
         """Number of contact points between two bodies (optionally one link of the first)."""

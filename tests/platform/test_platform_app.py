@@ -1,0 +1,146 @@
+"""simulo.App, @app.job options, @app.success and SystemType."""
+
+from __future__ import annotations
+
+import pytest
+
+import simulo
+from simulo.errors import JobError
+from simulo.platform.app import JobFunction
+from simulo.platform.context import current_app
+
+
+def test_job_records_options_and_call_runs_body() -> None:
+    app = simulo.App("demo")
+
+    @app.job(type="train", timeout=30, retries=2, system=simulo.SystemType.TIER_2, gpu="T4")
+    def train(num_envs: int = 4) -> dict:
+        return {"num_envs": num_envs, "app": current_app().name}
+
+    assert isinstance(train, JobFunction)
+    spec = app.jobs["train"]
+    assert (spec.job_type, spec.timeout, spec.retries, spec.system, spec.gpu) == (
+        simulo.JobType.TRAIN,
+        30,
+        2,
+        simulo.SystemType.TIER_2,
+        "T4",
+    )
+    assert train(num_envs=7) == {"num_envs": 7, "app": "demo"}
+    assert current_app() is None
+    assert train.__name__ == "train" and train.app is app
+
+
+def test_bare_decorator_and_system_values() -> None:
+    app = simulo.App("demo")
+
+    @app.job
+    def plain() -> None:
+        return None
+
+    assert app.jobs["plain"].job_type is None and app.jobs["plain"].retries == 0
+    assert [m.value for m in simulo.SystemType] == ["tier1", "tier2", "tier3", "tier4"]
+    assert [m.name for m in simulo.SystemType] == ["TIER_1", "TIER_2", "TIER_3", "TIER_4"]
+
+    @app.job(system="tier3")
+    def by_value() -> None:
+        return None
+
+    assert app.jobs["by_value"].system is simulo.SystemType.TIER_3
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"colour": "red"}, "unknown option(s) colour"),
+        ({"type": "training"}, "type='training') is not a job type"),
+        ({"timeout": 0}, "timeout=0"),
+        ({"timeout": True}, "timeout=True"),
+        ({"retries": -1}, "retries=-1"),
+        ({"retries": 1.5}, "retries=1.5"),
+        ({"system": "tier9"}, "system='tier9'"),
+        ({"gpu": 1.5}, "gpu=1.5"),
+        ({"callbacks": [object()]}, "has none of the hooks"),
+        ({"callbacks": "x"}, "callbacks='x'"),
+    ],
+)
+def test_bad_job_options_are_refused(options: dict, needle: str) -> None:
+    app = simulo.App("demo")
+    with pytest.raises(JobError) as info:
+        app.job(**options)
+    assert needle in str(info.value)
+    assert app.jobs == {}
+
+
+def test_duplicate_job_names_and_non_functions_are_refused() -> None:
+    app = simulo.App("demo")
+
+    @app.job
+    def train() -> None:
+        return None
+
+    with pytest.raises(JobError, match="already has a job named 'train'"):
+
+        @app.job(type="eval")
+        def train() -> None:  # noqa: F811
+            return None
+
+    with pytest.raises(JobError, match="decorates a function"):
+        app.job(print)
+
+
+def test_app_name_and_runtime_validation() -> None:
+    with pytest.raises(JobError, match="non-empty name"):
+        simulo.App("  ")
+    with pytest.raises(JobError, match="simulo.Runtime"):
+        simulo.App("x", runtime="gpu")  # type: ignore[arg-type]
+    runtime = simulo.Runtime.from_registry("simulo/gpu-rl:2026.06").env({"A": "1"}).pip_install("wandb==0.17.0")
+    app = simulo.App("x", runtime=runtime)
+    assert app.runtime.runtime_env == {"A": "1"}
+    assert app.runtime.pip_dependencies == (("wandb==0.17.0",),)
+    with pytest.raises(JobError, match="plain PyPI"):
+        runtime.pip_install("git+https://example.com/x.git")
+    assert simulo.App("y").runtime is not simulo.App("z").runtime
+
+
+def test_success_rules_are_kept_in_order() -> None:
+    app = simulo.App("demo")
+
+    @app.success
+    def first(task: object) -> bool:
+        return True
+
+    @app.success
+    def second(task: object) -> bool:
+        return False
+
+    assert app.success_functions == (first, second)
+    assert first(None) is True
+    with pytest.raises(JobError, match="taking the task"):
+        app.success(3)  # type: ignore[arg-type]
+
+
+def test_callbacks_are_recorded() -> None:
+    class Recorder:
+        def on_job_start(self, job_id: str) -> None:
+            pass
+
+    app = simulo.App("demo")
+    callback = Recorder()
+
+    @app.job(callbacks=[callback])
+    def train() -> None:
+        return None
+
+    assert app.jobs["train"].callbacks == (callback,)
+
+
+def test_spawn_is_not_available_locally() -> None:
+    app = simulo.App("demo")
+
+    @app.job
+    def train() -> None:
+        return None
+
+    with pytest.raises(NotImplementedError, match="simulo run FILE --job train"):
+        train.spawn()
