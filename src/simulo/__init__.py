@@ -31,6 +31,7 @@ _LAZY: dict[str, str] = {
     "CollisionError": "simulo.errors",
     "TaskError": "simulo.errors",
     "JobError": "simulo.errors",
+    "MissingDependencyError": "simulo.errors",
     # authoring values
     "Pose": "simulo.authoring.pose",
     "Transform": "simulo.authoring.pose",
@@ -52,6 +53,13 @@ _LAZY: dict[str, str] = {
     "Robot": "simulo.runtime.robot",
     "Prop": "simulo.runtime.prop",
     "Simulation": "simulo.runtime.simulation",
+    "Task": "simulo.runtime.task",
+    "LearningEnv": "simulo.runtime.env",
+    # training (torch is imported only when a trainer or player is built)
+    "RLTrainer": "simulo.runtime.training.trainer",
+    "PPOConfig": "simulo.runtime.training.config",
+    "PolicyPlayer": "simulo.runtime.training.player",
+    "RLPlayer": "simulo.runtime.training.player",
     # platform: apps, jobs, `simulo run`
     "App": "simulo.platform.app",
     "JobType": "simulo.platform.systems",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import simulo
-from simulo.errors import JobError
+from simulo.errors import JobError, MissingDependencyError
 from simulo.platform.discovery import Placeholder, discovery_mode, in_discovery_mode
 
 
@@ -38,7 +38,7 @@ def test_execution_imports_run_and_missing_package_says_what_to_install() -> Non
     app = simulo.App("demo")
     with app.runtime.imports():
         import json  # noqa: F401
-    with pytest.raises(JobError, match="imports 'simulo_test_heavy_pkg' inside app.runtime.imports"):
+    with pytest.raises(MissingDependencyError, match="imports 'simulo_test_heavy_pkg' inside app.runtime.imports"):
         with app.runtime.imports():
             import simulo_test_heavy_pkg  # type: ignore[import-not-found] # noqa: F401
 

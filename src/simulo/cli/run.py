@@ -59,7 +59,7 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
         if key in ("--job", "--runs-dir"):
             if eq:
                 value = inline
-            elif i + 1 < len(argv):
+            elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
                 i += 1
                 value = argv[i]
             else:

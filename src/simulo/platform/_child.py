@@ -58,9 +58,13 @@ def main(spec_text: str) -> int:
             result = job.spec.fn(**kwargs)
         text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
     except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, then retried or not
-        traceback.print_exc()
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next  # start the traceback at the app's code, not at this runner
+        text = "".join(traceback.format_exception(type(exc), exc, tb))
+        sys.stderr.write(text)
         sys.stderr.flush()
-        record = {"type": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()}
+        record = {"type": type(exc).__name__, "message": str(exc), "traceback": text}
         (run.run_dir / f"attempt-{run.attempt}.error.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
         _hook(callbacks, "on_job_end", job_id, "failed")
         return 1

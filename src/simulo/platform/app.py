@@ -207,7 +207,7 @@ class App:
     def job(self, fn: None = None, /, **options: Any) -> Callable[[F], JobFunction]: ...
 
     def job(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
-        """Declare a job: ``@app.job`` or ``@app.job(type=..., timeout=..., retries=..., system=..., gpu=..., callbacks=...)``.
+        """Declare a job: ``@app.job``, or ``@app.job(type=, timeout=, retries=, system=, gpu=, callbacks=)``.
 
         Args:
             fn: The function (bare-decorator form).

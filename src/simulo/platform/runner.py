@@ -244,7 +244,8 @@ def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> R
             while outcome is None:
                 attempt += 1
                 context = RunContext.create(run_dir, attempt, max_attempts)
-                print(f"simulo run: {request.app}/{request.job} attempt {attempt}/{max_attempts} in {run_dir}", file=out)
+                where = f"{request.app}/{request.job} attempt {attempt}/{max_attempts} in {run_dir}"
+                print(f"simulo run: {where}", file=out)
                 code = _run_attempt(request, context, deadline, out, log)
                 if code is None:
                     message = f"job {request.job!r} timed out after {request.timeout:g} s and was stopped"

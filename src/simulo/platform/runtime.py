@@ -17,17 +17,18 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
-from simulo.errors import JobError
+from simulo.errors import JobError, MissingDependencyError
 from simulo.platform.discovery import DiscoveryImports, in_discovery_mode
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_RUNTIME_ID = "local"
-_PYPI_SPEC = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,-]+\])?\s*([<>=!~]=?[^\s@/:]+(\s*,\s*[<>=!~]=?[^\s@/:]+)*)?$")
+_VERSION = r"[<>=!~]=?[^\s@/:,]+"
+_PYPI_SPEC = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,-]+\])?\s*({_VERSION}(\s*,\s*{_VERSION})*)?$")
 
 
 class _ExecutionImports:
-    """``app.runtime.imports()`` in execution mode: imports run; a missing package is a JobError."""
+    """``app.runtime.imports()`` in execution mode: imports run; a missing package says what to install."""
 
     def __enter__(self) -> None:
         return None
@@ -37,7 +38,7 @@ class _ExecutionImports:
     ) -> None:
         if isinstance(exc, ImportError):
             missing = exc.name or str(exc)
-            raise JobError(
+            raise MissingDependencyError(
                 f"this app imports {missing!r} inside app.runtime.imports(), but it is not installed in "
                 f"{sys.executable}; install it (for torch: pip install torch==2.13.0) and run again"
             ) from exc
@@ -128,8 +129,8 @@ class Runtime:
         """Context manager around an app file's heavy imports (``with app.runtime.imports(): import torch``).
 
         In execution mode the imports run normally, and a missing package becomes a
-        :class:`~simulo.errors.JobError` that says what to install. In discovery mode (listing jobs)
-        the block's imports of packages not already loaded are answered with placeholders, so torch
+        :class:`~simulo.errors.MissingDependencyError` that says what to install. In discovery mode
+        (listing jobs) the block's imports of packages not already loaded are answered with placeholders, so torch
         is never loaded (see :mod:`simulo.platform.discovery`).
         """
         if in_discovery_mode():

@@ -1,0 +1,277 @@
+"""Pick-arm throughput through the ``simulo`` contract against a raw PyBullet loop, in the same run.
+
+Every step of either loop, for each of N environments: position targets for the arm's 5 joints (smooth,
+time-varying, different per environment), a read of the 7 joint positions and of the ``tcp`` link pose,
+then one physics step. The contract loop calls ``robot.set_joint_position_target``, reads
+``robot.state.joint_positions`` and ``robot.get_body_pose("tcp")`` and calls ``sim.step()``. The raw loop
+uses the same client layout (N environments split into DIRECT clients of at most ``envs_per_world``
+environments, the same origins, collision-filter bits, passive fingers and motor settings) and calls
+``setJointMotorControlArray(POSITION_CONTROL)``, ``getJointStates`` and ``getLinkState`` per environment and
+``stepSimulation`` per client. Both loops therefore simulate the same physics: the script checks that their
+joint positions agree bit for bit at the end (column ``same``).
+
+Timing: both simulations are built side by side, warmed up, then timed in alternation (contract, raw,
+raw, contract, ...) for ``--repeats`` blocks of a fixed number of steps with ``time.perf_counter``. The
+tables give medians over the blocks; ``spread`` is (max - min) / median of the per-block contract/raw
+ratio, a measure of the noise from other work on the machine.
+
+Goals: contract/raw >= 0.9 at every N; env-steps/s at N = 256 >= 0.8x that at N = 16. A second table
+times N environments over several bounds ``envs_per_world`` (the engine's DEFAULT_ENVS_PER_WORLD is
+chosen with it).
+
+Run::
+
+    python benchmarks/robot_throughput.py                  # N = 1, 16, 64, 256; bounds at N = 64
+    python benchmarks/robot_throughput.py --bound-envs 256 # the bounds table at N = 256
+    python benchmarks/robot_throughput.py --profile 64     # cProfile of the contract loop at N = 64
+    python benchmarks/robot_throughput.py --quick          # tiny sizes (for the tests)
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pybullet as p
+import pybullet_data
+
+import simulo
+from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD, MAX_ENVS_PER_WORLD
+
+ARM = ("base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll")
+POSITION_GAIN = 0.3
+DT = 1.0 / 240.0
+RATIO_GOAL = 0.9
+SCALING_GOAL = 0.8
+
+
+def arm_targets(steps: int, num_envs: int) -> np.ndarray:
+    """Smooth joint targets (steps, num_envs, 5): a slow sine per joint, phase-shifted per environment."""
+    t = np.arange(steps)[:, None, None] * DT
+    env = np.arange(num_envs)[None, :, None]
+    joint = np.arange(len(ARM))[None, None, :]
+    amplitude = np.array([0.8, 0.5, 0.6, 0.7, 1.0])[None, None, :]
+    return amplitude * np.sin(2.0 * np.pi * (0.5 + 0.1 * joint) * t + 0.37 * env + joint)
+
+
+@dataclass
+class Run:
+    """One built simulation: ``block`` runs one step per row of targets; ``q`` gives the joint positions."""
+
+    block: Callable[[np.ndarray], None]
+    q: Callable[[], np.ndarray]
+    close: Callable[[], None]
+    origins: np.ndarray
+
+
+def contract_run(num_envs: int, bound: int) -> Run:
+    """The pick arm in ``num_envs`` environments, driven through the contract."""
+    scene = simulo.Scene(num_envs=num_envs)
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/pick_arm:v1"),
+                         actuator_gains={"|".join(ARM): simulo.MotorGainsConfig(position_gain=POSITION_GAIN)})
+    scene.add(robot, at="/World/Arm")
+    sim = simulo.Simulation(scene, dt=DT, envs_per_world=bound)
+    arm_ids = [robot.find_joints(name)[0] for name in ARM]
+
+    def block(targets: np.ndarray) -> None:
+        for target in targets:
+            robot.set_joint_position_target(target, joint_ids=arm_ids)
+            q = robot.state.joint_positions  # noqa: F841  (the read is the work being measured)
+            tcp = robot.get_body_pose("tcp")  # noqa: F841
+            sim.step()
+
+    return Run(block, lambda: np.array(robot.state.joint_positions), sim.close, np.asarray(sim.env_origins))
+
+
+def raw_run(num_envs: int, bound: int, origins: np.ndarray) -> Run:
+    """The same arms, layout and motor settings, driven with direct PyBullet calls."""
+    urdf = str(simulo.Asset.from_registry("simulo/robot/pick_arm:v1").urdf_path())
+    plane = os.path.join(pybullet_data.getDataPath(), "plane.urdf")
+    clients: list[int] = []
+    handles: list[tuple[int, int]] = []
+    for i in range(num_envs):
+        if i % bound == 0:
+            cid = p.connect(p.DIRECT)
+            p.setGravity(0, 0, -9.81, physicsClientId=cid)
+            p.setTimeStep(DT, physicsClientId=cid)
+            p.loadURDF(plane, useFixedBase=True, physicsClientId=cid)
+            clients.append(cid)
+        cid = clients[-1]
+        body = p.loadURDF(urdf, basePosition=origins[i].tolist(), useFixedBase=True, physicsClientId=cid)
+        if bound > 1 and num_envs > 1:  # one collision-filter bit per environment of a world, as the engine does
+            bit = 1 << (2 + i % bound)
+            for link in range(-1, p.getNumJoints(body, physicsClientId=cid)):
+                p.setCollisionFilterGroupMask(body, link, bit, bit | 2, physicsClientId=cid)
+        handles.append((cid, body))
+    cid, body = handles[0]
+    infos = [p.getJointInfo(body, j, physicsClientId=cid) for j in range(p.getNumJoints(body, physicsClientId=cid))]
+    by_name = {info[1].decode(): info for info in infos}
+    joints = [info[0] for info in infos if info[2] != p.JOINT_FIXED]
+    arm = [by_name[name][0] for name in ARM]
+    tcp = next(info[0] for info in infos if info[12].decode() == "tcp")
+    forces = [by_name[name][10] for name in ARM]
+    zeros5, zeros7 = [0.0] * len(arm), [0.0] * len(joints)
+    gains, ones = [POSITION_GAIN] * len(arm), [1.0] * len(arm)
+    for cid, body in handles:  # passive joints: PyBullet's default velocity motors off
+        p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=zeros7, forces=zeros7,
+                                    physicsClientId=cid)
+    q = np.zeros((num_envs, len(joints)))
+    tcp_pose = np.zeros((num_envs, 7))
+
+    def block(targets: np.ndarray) -> None:
+        for target in targets:
+            rows = target.tolist()
+            for i, (cid, body) in enumerate(handles):
+                p.setJointMotorControlArray(body, arm, p.POSITION_CONTROL, targetPositions=rows[i],
+                                            targetVelocities=zeros5, forces=forces, positionGains=gains,
+                                            velocityGains=ones, physicsClientId=cid)
+                q[i] = [s[0] for s in p.getJointStates(body, joints, physicsClientId=cid)]
+                link = p.getLinkState(body, tcp, computeForwardKinematics=1, physicsClientId=cid)
+                tcp_pose[i, :3] = link[4]
+                tcp_pose[i, 3:] = link[5]
+            for cid in clients:
+                p.stepSimulation(physicsClientId=cid)
+        for i, (cid, body) in enumerate(handles):  # the state after the last step, as the contract holds it
+            q[i] = [s[0] for s in p.getJointStates(body, joints, physicsClientId=cid)]
+
+    def close() -> None:
+        for cid in clients:
+            p.disconnect(physicsClientId=cid)
+
+    return Run(block, lambda: q.copy(), close, origins)
+
+
+@dataclass
+class Result:
+    """Median env-steps/s of both loops over the timed blocks, and the agreement of their final states."""
+
+    num_envs: int
+    bound: int
+    contract: float
+    raw: float
+    ratio: float
+    spread: float
+    same: bool
+
+
+def compare(num_envs: int, bound: int, steps: int, warmup: int, repeats: int) -> Result:
+    """Build both loops, warm them up, then time ``repeats`` blocks of ``steps`` steps each, alternating."""
+    contract = contract_run(num_envs, bound)
+    raw = raw_run(num_envs, bound, contract.origins)
+    try:
+        targets = arm_targets(warmup + repeats * steps, num_envs)
+        contract.block(targets[:warmup])
+        raw.block(targets[:warmup])
+        rates: dict[str, list[float]] = {"contract": [], "raw": []}
+        for k in range(repeats):
+            chunk = targets[warmup + k * steps: warmup + (k + 1) * steps]
+            order = (("contract", contract), ("raw", raw))
+            for name, run in order if k % 2 == 0 else order[::-1]:
+                start = time.perf_counter()
+                run.block(chunk)
+                rates[name].append(steps * num_envs / (time.perf_counter() - start))
+        ratios = [c / r for c, r in zip(rates["contract"], rates["raw"])]
+        same = bool(np.array_equal(contract.q(), raw.q()))
+    finally:
+        contract.close()
+        raw.close()
+    ratio = statistics.median(ratios)
+    return Result(num_envs, bound, statistics.median(rates["contract"]), statistics.median(rates["raw"]), ratio,
+                  (max(ratios) - min(ratios)) / ratio, same)
+
+
+def steps_for(num_envs: int, steps: int, min_env_steps: int) -> int:
+    """Steps per timed block: ``steps``, raised so that a block holds at least ``min_env_steps`` env-steps."""
+    return max(steps, -(-min_env_steps // num_envs))
+
+
+def profile(num_envs: int, bound: int, steps: int) -> None:
+    """Print the functions that take the most time in the contract loop."""
+    run = contract_run(num_envs, bound)
+    targets = arm_targets(steps + 20, num_envs)
+    run.block(targets[:20])
+    prof = cProfile.Profile()
+    prof.enable()
+    run.block(targets[20:])
+    prof.disable()
+    run.close()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(18)
+
+
+def load() -> str:
+    """The machine's load averages, for judging noise."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--envs", type=int, nargs="+", default=[1, 16, 64, 256], help="environment counts")
+    parser.add_argument("--bound", type=int, default=DEFAULT_ENVS_PER_WORLD,
+                        help=f"envs_per_world for the first table (default {DEFAULT_ENVS_PER_WORLD})")
+    parser.add_argument("--bounds", type=int, nargs="+", default=[1, 4, 8, 16, MAX_ENVS_PER_WORLD],
+                        help="envs_per_world values for the second table (at most %d)" % MAX_ENVS_PER_WORLD)
+    parser.add_argument("--bound-envs", type=int, default=64, help="environments for the bounds table")
+    parser.add_argument("--steps", type=int, default=100, help="steps per timed block (default 100)")
+    parser.add_argument("--min-env-steps", type=int, default=3000,
+                        help="raise the steps per block so a block holds at least this many env-steps")
+    parser.add_argument("--warmup", type=int, default=30, help="untimed steps first (default 30)")
+    parser.add_argument("--repeats", type=int, default=4, help="timed blocks per loop (default 4)")
+    parser.add_argument("--profile", type=int, metavar="N", help="only profile the contract loop at N envs")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.envs, args.bounds, args.bound_envs = [1, 16], [4, 16], 16
+        args.steps, args.min_env_steps, args.warmup, args.repeats = 10, 0, 2, 2
+    if args.profile:
+        profile(args.profile, args.bound, args.steps * 4)
+        return 0
+
+    print(f"pick arm, dt {DT:.5f} s; {args.repeats} alternating blocks per loop, {args.warmup} warm-up steps; "
+          f"load average {load()}")
+    print(f"\nthroughput, envs_per_world = {args.bound} (env-steps/s, medians)")
+    header = f"{'N':>5} {'steps':>6} {'contract':>10} {'raw':>10} {'ratio':>6} {'spread':>7} {'vs N=16':>8} {'same':>5}"
+    print(header)
+    results = []
+    for n in args.envs:
+        steps = steps_for(n, args.steps, args.min_env_steps)
+        res = compare(n, args.bound, steps, args.warmup, args.repeats)
+        results.append(res)
+        ref = next((r for r in results if r.num_envs == 16), None)
+        rel = f"{res.contract / ref.contract:.2f}" if ref is not None else "-"
+        print(f"{n:>5} {steps:>6} {res.contract:>10.0f} {res.raw:>10.0f} {res.ratio:>6.3f} {res.spread:>7.1%} "
+              f"{rel:>8} {'yes' if res.same else 'NO':>5}", flush=True)
+    ref = next((r for r in results if r.num_envs == 16), None)
+    worst = min(r.ratio for r in results)
+    print(f"goal contract/raw >= {RATIO_GOAL}: {'met' if worst >= RATIO_GOAL else 'MISSED'} (lowest {worst:.3f})")
+    big = next((r for r in results if r.num_envs == 256), None)
+    if ref is not None and big is not None:
+        scaling = big.contract / ref.contract
+        print(f"goal env-steps/s at N=256 >= {SCALING_GOAL}x N=16: {'met' if scaling >= SCALING_GOAL else 'MISSED'} "
+              f"({scaling:.2f}x)")
+
+    n = args.bound_envs
+    steps = steps_for(n, args.steps, args.min_env_steps)
+    print(f"\nenvs_per_world at N = {n} ({steps} steps per block; env-steps/s, medians)")
+    print(f"{'bound':>5} {'worlds':>6} {'contract':>10} {'raw':>10} {'ratio':>6} {'spread':>7} {'same':>5}")
+    for bound in args.bounds:
+        res = compare(n, bound, steps, args.warmup, args.repeats)
+        print(f"{bound:>5} {-(-n // bound):>6} {res.contract:>10.0f} {res.raw:>10.0f} {res.ratio:>6.3f} "
+              f"{res.spread:>7.1%} {'yes' if res.same else 'NO':>5}", flush=True)
+    print(f"\nload average at the end {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""`simulo run FILE ...` end to end: each job attempt runs in a child process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simulo.cli import run
+
+FIXTURES = Path(__file__).parents[1] / "platform" / "fixtures"
+JOBS = str(FIXTURES / "jobs_app.py")
+
+
+def simulo_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = run.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_does_not_import_torch_or_pybullet() -> None:
+    script = (
+        "import sys\n"
+        "from simulo.cli import run\n"
+        f"code = run.main([{str(FIXTURES / 'lean_app.py')!r}, '--list'])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'pybullet'))\n"
+        "print('HEAVY', heavy, 'CODE', code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY [] CODE 0" in done.stdout
+    assert "--num-envs INT  (int; default 4)" in done.stdout
+    assert "--render/--no-render  (bool; default False)" in done.stdout
+    assert "--mode {fast,slow}" in done.stdout
+
+
+def test_result_is_printed_and_saved_with_params(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = simulo_run(
+        capsys, JOBS, "--job", "echo", "--count", "3", "--verbose", "--color", "blue", "--runs-dir", str(tmp_path)
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["count"] == 3 and result["verbose"] is True and result["color"] == "blue"
+    assert result["attempt"] == 1 and result["app"] == "jobs demo"
+    assert "echo: count=3" in err and "echo: to stderr" in err  # the job's output streams to the terminal
+    run_dir = tmp_path / "jobs_demo" / "echo" / "0001"
+    assert json.loads((run_dir / "result.json").read_text()) == result
+    params = json.loads((run_dir / "params.json").read_text())
+    assert params == {
+        "count": 3, "scale": 1.5, "label": "x", "verbose": True, "mode": "a", "limit": None,
+        "color": "blue", "out": "out", "tags": None,
+    }
+    assert "echo: count=3" in (run_dir / "log.txt").read_text()
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "completed"
+
+
+def test_runs_dir_from_environment_and_counter(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIMULO_RUNS_DIR", str(tmp_path))
+    for _ in range(2):
+        code, _, err = simulo_run(capsys, str(FIXTURES / "split_train.py"), "--iterations", "5")
+        assert code == 0, err
+    runs = sorted(p.name for p in (tmp_path / "split" / "train").iterdir())
+    assert runs == ["0001", "0002"]
+    assert json.loads((tmp_path / "split" / "train" / "0002" / "result.json").read_text()) == {"iterations": 5}
+
+
+def test_torch_app_runs_scripted(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = simulo_run(
+        capsys, str(FIXTURES / "lean_app.py"), "--num-envs", "3", "--mode", "slow", "--seed", "7",
+        "--runs-dir", str(tmp_path),
+    )
+    assert code == 0, err
+    assert json.loads(out) == {
+        "total": 7.5, "scripted": "ScriptFunction", "render": False, "mode": "slow", "seed": 7,
+        "policy_is_module": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--job", "echo", "--count", "x"], "--count: invalid value 'x'; expected int"),
+        (["--job", "echo", "--count", "1", "--colour", "red"], "unknown flag '--colour'; did you mean --color?"),
+        (["--job", "echo"], "missing required flag(s): --count (int)"),
+        ([], "declares 6 jobs (echo, fail, sleepy, flaky, always_fails, with_callback); choose one with --job NAME"),
+        (["--job", "nope"], "has no job 'nope'; its jobs are: echo"),
+        (["--job"], "--job needs a value"),
+    ],
+)
+def test_usage_errors_exit_2_before_running(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], message: str
+) -> None:
+    code, out, err = simulo_run(capsys, JOBS, *argv, "--runs-dir", str(tmp_path))
+    assert code == 2
+    assert message in err and out == ""
+    assert list(tmp_path.iterdir()) == []  # nothing ran
+
+
+def test_file_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = simulo_run(capsys, str(FIXTURES / "no_jobs.py"))
+    assert code == 2 and "declares no job" in err
+    code, _, err = simulo_run(capsys, str(tmp_path / "absent.py"))
+    assert code == 2 and "no such app file" in err
+    code, out, _ = simulo_run(capsys)
+    assert code == 2 and "usage: simulo run FILE" in out
+
+
+def test_failing_job_exits_1_with_its_message(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = simulo_run(capsys, JOBS, "--job", "fail", "--message", "hi", "--runs-dir", str(tmp_path))
+    assert code == 1 and out == ""
+    assert "Traceback" in err and "ValueError: the job broke: hi" in err
+    assert "job 'fail' failed on attempt 1/1: ValueError: the job broke: hi" in err
+    record = json.loads((tmp_path / "jobs_demo" / "fail" / "0001" / "attempt-1.error.json").read_text())
+    assert record["type"] == "ValueError" and record["message"] == "the job broke: hi"
+
+
+def test_timeout_stops_the_job(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = simulo_run(capsys, JOBS, "--job", "sleepy", "--runs-dir", str(tmp_path))
+    assert code == 124 and out == ""
+    assert "sleepy: going to sleep" in err
+    assert "job 'sleepy' timed out after 1 s and was stopped" in err
+    run_info = json.loads((tmp_path / "jobs_demo" / "sleepy" / "0001" / "run.json").read_text())
+    assert run_info["status"] == "timed_out" and run_info["attempts"] == 1
+    pid = int((tmp_path / "jobs_demo" / "sleepy" / "0001" / "pid.txt").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # the job process is gone
+
+
+def test_callbacks_hear_start_and_end(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = simulo_run(capsys, JOBS, "--job", "with_callback", "--runs-dir", str(tmp_path))
+    assert code == 0, err
+    hooks = (tmp_path / "jobs_demo" / "with_callback" / "0001" / "hooks.txt").read_text()
+    assert hooks == "start jobs_demo/with_callback/0001\nend completed\n"
+
+
+def test_retries_resume_from_latest_checkpoint(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = simulo_run(capsys, JOBS, "--job", "flaky", "--runs-dir", str(tmp_path))
+    assert code == 0, err
+    assert json.loads(out) == {"attempt": 3, "resumed_step": 20, "previous": "latest.pt"}
+    assert "attempt 1 failed (RuntimeError: attempt 1 failed at step 10); retrying from" in err
+    assert "attempt 2 failed (RuntimeError: attempt 2 failed at step 20)" in err
+    assert "checkpoints/latest.pt" in err
+
+
+def test_retries_exhausted_exit_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = simulo_run(capsys, JOBS, "--job", "always_fails", "--runs-dir", str(tmp_path))
+    assert code == 1
+    assert "retrying from the start (no checkpoint yet)" in err
+    assert "job 'always_fails' failed on attempt 2/2: RuntimeError: attempt 2 failed" in err
+
+
+def test_run_is_a_simulo_command() -> None:
+    from simulo.cli.main import COMMANDS
+
+    assert COMMANDS["run"][0] == "simulo.cli.run"
