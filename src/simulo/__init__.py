@@ -55,6 +55,8 @@ _LAZY: dict[str, str] = {
     "Simulation": "simulo.runtime.simulation",
     "Task": "simulo.runtime.task",
     "LearningEnv": "simulo.runtime.env",
+    "GymVectorEnv": "simulo.runtime.gym_adapter",
+    "GymEnv": "simulo.runtime.gym_adapter",
     # training (torch is imported only when a trainer or player is built)
     "RLTrainer": "simulo.runtime.training.trainer",
     "PPOConfig": "simulo.runtime.training.config",
