@@ -66,6 +66,12 @@ class LearningEnv:
         enable_cameras: Camera sensors are not available on this runtime; True raises.
         tensor_library: ``"auto"`` (torch if the task's module uses torch), ``"torch"`` or ``"numpy"``.
         envs_per_world: Environments per PyBullet client (see :class:`~simulo.Simulation`).
+        shard: ``(first_env, total_envs)`` when this env steps one slice of a larger batch (Ray rollouts):
+            environment ``k`` here is global environment ``first_env + k`` for origins, worlds and random
+            streams, so the slice computes what those environments compute in a single process.
+
+    Randomness: each environment draws from its own stream, seeded from ``(seed, global env index)``, so
+    ``task.random_uniform`` gives the same values however the batch is split over processes.
 
     Raises:
         SimuloValueError: A bad argument. TaskError: the task's dimensions are not positive integers.
@@ -74,7 +80,8 @@ class LearningEnv:
     def __init__(self, task: Task, num_envs: int = 1, device: str = "cpu", dt: float | None = None,
                  physics_steps_per_action: int | None = None, env_spacing: float | None = None,
                  headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
-                 tensor_library: str = "auto", envs_per_world: int | None = None) -> None:
+                 tensor_library: str = "auto", envs_per_world: int | None = None,
+                 shard: tuple[int, int] | None = None) -> None:
         if not isinstance(task, Task):
             raise SimuloValueError(f"LearningEnv needs a simulo.Task instance, got {task!r}")
         for name in ("observation_dim", "action_dim"):
@@ -102,11 +109,12 @@ class LearningEnv:
         self._steps = steps
         spacing = task.env_spacing if env_spacing is None else env_spacing
         self._seed = seed
-        self._rng = np.random.default_rng(seed)
-        self._seed_globals(seed)
+        self._first_env = 0 if shard is None else int(shard[0])
+        self._seed_streams(seed)
         self._scene = Scene(num_envs=num_envs, env_spacing=spacing)
         self._call("build", self._scene)
-        self.sim = Simulation(self._scene, dt=self._physics_dt, use_torch=use_torch, envs_per_world=envs_per_world)
+        self.sim = Simulation(self._scene, dt=self._physics_dt, use_torch=use_torch, envs_per_world=envs_per_world,
+                              shard=shard)
         self.step_count = 0
         self.return_final_observation = False
         n = num_envs
@@ -170,8 +178,7 @@ class LearningEnv:
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int):
                 raise SimuloValueError(f"seed must be an integer, got {seed!r}")
-            self._rng = np.random.default_rng(seed)
-            self._seed_globals(seed)
+            self._seed_streams(seed)
         ids = np.arange(self.num_envs)
         self._reset(ids)
         return self._observations(), {}
@@ -231,15 +238,20 @@ class LearningEnv:
     def seeded_reset(self, env_id: int, episode_number: int) -> None:
         """Reset one environment with generators seeded from ``(seed, episode_number)``: repeatable starts."""
         base = 0 if self._seed is None else self._seed
-        self._rng = np.random.default_rng([base, int(episode_number)])
-        self._reset(np.array([env_id]))
+        ids = self.tensors.env_ids([env_id], self.num_envs)
+        self._rngs[int(ids[0])] = np.random.default_rng([base, 1, int(episode_number)])
+        self._reset(ids)
 
     def close(self) -> None:
         """Shut the simulation down."""
         self.sim.close()
 
     # -- internals ------------------------------------------------------------------------------------
-    def _seed_globals(self, seed: int | None) -> None:
+    def _seed_streams(self, seed: int | None) -> None:
+        """One generator per environment from ``(seed, global index)``; also seeds Python's and torch's."""
+        entropy = np.random.SeedSequence().entropy if seed is None else seed
+        self._seed = seed
+        self._rngs = [np.random.default_rng([entropy, 0, self._first_env + k]) for k in range(self.num_envs)]
         if seed is None:
             return
         random.seed(seed)
@@ -259,7 +271,9 @@ class LearningEnv:
 
     def _random_uniform(self, low: float, high: float, size: tuple[int, ...], env_ids: Any) -> Any:
         ids = self.tensors.env_ids(env_ids, self.num_envs)
-        draw = self._rng.uniform(low, high, size=(len(ids), *size))
+        draw = np.empty((len(ids), *size))
+        for row, i in enumerate(ids):
+            draw[row] = self._rngs[i].uniform(low, high, size=size)
         return self.tensors.out(draw.astype(np.float32) if self.tensors.uses_torch else draw)
 
     def _survived_mask(self) -> Any:

@@ -60,6 +60,10 @@ class Simulation:
             engine's benchmarked default. Environment ``i`` always lives in world ``i // envs_per_world``.
         use_torch: Return torch tensors (also switched on by the first torch tensor passed in).
         solver_iterations: PyBullet solver iterations, or ``None`` for its default.
+        shard: ``(first_env, total_envs)`` when this simulation holds environments
+            ``first_env .. first_env + num_envs - 1`` of a larger batch split over processes: origins and
+            world membership are those of the global indices, so a shard computes exactly what the same
+            environments compute in one process. ``first_env`` must be a multiple of ``envs_per_world``.
 
     Raises:
         SceneError: The scene is already simulated, or an item cannot be built.
@@ -68,7 +72,8 @@ class Simulation:
 
     def __init__(self, scene: Scene, dt: float = 1.0 / 240.0, num_envs: int | None = None,
                  gravity: Sequence[float] = (0.0, 0.0, -9.81), envs_per_world: int | None = None,
-                 use_torch: bool = False, solver_iterations: int | None = None) -> None:
+                 use_torch: bool = False, solver_iterations: int | None = None,
+                 shard: tuple[int, int] | None = None) -> None:
         if not isinstance(scene, Scene):
             raise SceneError(f"Simulation needs a simulo.Scene, got {scene!r}")
         if scene._simulation is not None:
@@ -94,14 +99,20 @@ class Simulation:
                              f"got {scene.num_envs}")
         from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD, PyBulletEngine
 
+        per_world = envs_per_world or DEFAULT_ENVS_PER_WORLD
+        first, total = (0, scene.num_envs) if shard is None else shard
+        if (isinstance(first, bool) or not isinstance(first, int) or not isinstance(total, int)
+                or first < 0 or first + scene.num_envs > total or first % per_world):
+            raise SceneError(f"shard {shard!r} must be (first_env, total_envs) with first_env a multiple of "
+                             f"envs_per_world={per_world} and first_env + num_envs ({scene.num_envs}) <= total_envs")
+        self.shard = (first, total)
         self.scene = scene
         self.dt = float(dt)
         self.num_envs = scene.num_envs
         self.tensors = Tensors(use_torch)
         self.step_count = 0
-        self._engine = PyBulletEngine(self.num_envs, self.dt, tuple(gravity),
-                                      envs_per_world or DEFAULT_ENVS_PER_WORLD, solver_iterations)
-        self._origins = grid_origins(self.num_envs, float(scene.env_spacing))
+        self._engine = PyBulletEngine(self.num_envs, self.dt, tuple(gravity), per_world, solver_iterations)
+        self._origins = grid_origins(total, float(scene.env_spacing))[first:first + self.num_envs].copy()
         self._robots: list[Any] = []
         self._props: list[Any] = []
         scene._simulation = self

@@ -168,12 +168,13 @@ class ArticulationBatch:
         self._mode = np.zeros((len(handles), len(self.joints)), dtype=np.int8)
         n = len(self.joints)
         self._zeros = [0.0] * n
-        # link-frame origin in each link's centre-of-mass frame, for Jacobians and link velocities
-        self._link_origin_in_com: list[tuple[float, float, float]] = []
+        # each link's centre of mass as PyBullet's calculateJacobian wants the point: from the link frame's
+        # origin, in the axes of the link's inertial frame
+        self._com_points: list[list[float]] = []
         for link in range(self.num_links):
             pos, orn = world.inertial_offset(body, link)
-            inv_pos, _ = p.invertTransform(pos, orn)
-            self._link_origin_in_com.append(inv_pos)
+            rot = np.asarray(p.getMatrixFromQuaternion(orn)).reshape(3, 3)
+            self._com_points.append((rot.T @ np.asarray(pos)).tolist())
         self._disable_motors(range(len(handles)))
 
     @property
@@ -324,21 +325,24 @@ class ArticulationBatch:
         """Jacobians (num_envs, len(bodies), 6, num_joints) of the bodies' link-frame origins, world axes.
 
         Rows are ``[vx, vy, vz, wx, wy, wz]``; only the joint columns are returned (a floating base's six
-        base columns are dropped). The root body of a fixed base has a zero Jacobian.
+        base columns are dropped). The root body has a zero Jacobian.
+
+        PyBullet's ``calculateJacobian`` takes the point relative to the link (URDF) frame and answers in the
+        axes of the base's centre-of-mass frame, so the result is rotated into world axes here.
         """
         n = len(self.joints)
         out = np.zeros((self.num_envs, len(bodies), 6, n))
         zeros = self._zeros
         for i, (w, b) in enumerate(self.handles):
             qi = q[i].tolist()
+            _, base_orn = p.getBasePositionAndOrientation(b, physicsClientId=w.cid)
+            rot = np.asarray(p.getMatrixFromQuaternion(base_orn)).reshape(3, 3)
             for k, body in enumerate(bodies):
                 if body == 0:
                     continue
-                lin, ang = p.calculateJacobian(b, body - 1, self._link_origin_in_com[body - 1], qi, zeros, zeros,
-                                               physicsClientId=w.cid)
-                lin_a, ang_a = np.asarray(lin), np.asarray(ang)
-                out[i, k, :3] = lin_a[:, -n:]
-                out[i, k, 3:] = ang_a[:, -n:]
+                lin, ang = p.calculateJacobian(b, body - 1, [0.0, 0.0, 0.0], qi, zeros, zeros, physicsClientId=w.cid)
+                out[i, k, :3] = rot @ np.asarray(lin)[:, -n:]
+                out[i, k, 3:] = rot @ np.asarray(ang)[:, -n:]
         return out
 
     def mass_matrices(self, q: np.ndarray) -> np.ndarray:
@@ -351,13 +355,26 @@ class ArticulationBatch:
         return out
 
     def gravity_torques(self, q: np.ndarray) -> np.ndarray:
-        """Joint efforts that hold the robot still against gravity at ``q`` (num_envs, num_joints)."""
+        """Joint efforts that hold the robot still against gravity at ``q`` (num_envs, num_joints).
+
+        Computed as ``-sum(m_l * J_l^T g)`` over the links' centre-of-mass Jacobians, with gravity in the axes
+        of the base's current orientation: PyBullet's ``calculateInverseDynamics`` ignores the orientation of
+        a fixed base and refuses a floating base given joint positions only.
+        """
         n = len(self.joints)
-        out = np.empty((self.num_envs, n))
+        out = np.zeros((self.num_envs, n))
         zeros = self._zeros
         for i, (w, b) in enumerate(self.handles):
-            tau = p.calculateInverseDynamics(b, q[i].tolist(), zeros, zeros, physicsClientId=w.cid)
-            out[i] = np.asarray(tau)[-n:]
+            qi = q[i].tolist()
+            _, base_orn = p.getBasePositionAndOrientation(b, physicsClientId=w.cid)
+            rot = np.asarray(p.getMatrixFromQuaternion(base_orn)).reshape(3, 3)
+            g_base = rot.T @ np.asarray(w.gravity)
+            for link in range(self.num_links):
+                mass = w.mass(b, link)
+                if mass == 0.0:
+                    continue
+                lin, _ = p.calculateJacobian(b, link, self._com_points[link], qi, zeros, zeros, physicsClientId=w.cid)
+                out[i] -= mass * (np.asarray(lin)[:, -n:].T @ g_base)
         return out
 
     # -- model edits ---------------------------------------------------------------------------------

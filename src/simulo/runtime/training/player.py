@@ -13,7 +13,7 @@ from simulo.errors import SimuloError, SimuloValueError
 from simulo.runtime.training.checkpoints import read_checkpoint
 from simulo.runtime.training.config import PPOConfig
 from simulo.runtime.training.deps import require_torch, resolve_device
-from simulo.runtime.training.vector_env import VectorEnvLike, check_vector_env
+from simulo.runtime.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
     import torch
@@ -212,7 +212,7 @@ class RLPlayer:
         episodes_wanted = 1 if num_episodes is None and num_steps is None else num_episodes
         returns: list[float] = []
         lengths: list[float] = []
-        obs = self.env.reset()
+        obs = reset_observations(self.env.reset())
         steps = 0
         while True:
             obs, _, _, _, info = self.env.step(self._player(obs, deterministic=deterministic))

@@ -212,7 +212,7 @@ class PPO:
         self.actor.load_state_dict(state["actor"])
         self.critic.load_state_dict(state["critic"])
         self.normalizer.load_state_dict(state["normalizer"])
-        pass
+        self.optimizer.load_state_dict(state["optimizer"])
         self.learning_rate = float(state["learning_rate"])
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate

@@ -32,7 +32,7 @@ from simulo.runtime.training.checkpoints import (
 )
 from simulo.runtime.training.config import PPOConfig
 from simulo.runtime.training.deps import require_torch, resolve_device
-from simulo.runtime.training.vector_env import VectorEnvLike, check_vector_env
+from simulo.runtime.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
     import torch
@@ -359,7 +359,7 @@ class RLTrainer:
 
         learner, cfg, env = self._learner, self._learner.config, self.env
         if self._obs is None:
-            self._obs = self._batch(env.reset(), "reset() observations", (self.observation_dim,), torch.float32)
+            self._obs = self._batch(reset_observations(env.reset()), "reset() observations", (self.observation_dim,), torch.float32)
             self._running_return = torch.zeros(self.num_envs, device=self._device)
         obs = self._obs
         env_device = _torch_device(getattr(env, "device", None))

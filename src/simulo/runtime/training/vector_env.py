@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from simulo.errors import SimuloValueError
@@ -11,13 +12,14 @@ from simulo.errors import SimuloValueError
 class VectorEnvLike(Protocol):
     """A batch of ``num_envs`` environments stepped together, with automatic resets.
 
-    ``reset()`` returns observations of shape ``(num_envs, observation_dim)`` (float32).
+    ``reset()`` returns observations of shape ``(num_envs, observation_dim)`` (float32), or
+    Gymnasium-style ``(observations, info)`` as ``simulo.LearningEnv`` does.
     ``step(actions)`` takes actions ``(num_envs, action_dim)`` in about ``[-1, 1]`` and returns
     ``(obs, rewards, terminated, truncated, info)`` with rewards ``(num_envs,)`` float32 and
     terminated/truncated ``(num_envs,)`` bool. An environment that finished is reset inside
     ``step``: its row of ``obs`` is the first observation of its next episode. When any episode
     finished, ``info["episode"]`` holds ``"return"`` and ``"length"`` of the finished episodes.
-    LearningEnv is one such environment; tensors may be torch tensors or numpy arrays.
+    ``simulo.LearningEnv`` is one such environment; tensors may be torch tensors or numpy arrays.
     """
 
     num_envs: int
@@ -60,3 +62,10 @@ def check_vector_env(env: Any) -> tuple[int, int, int]:
             raise SimuloValueError(f"env.{name}={value!r}: expected an integer >= 1")
         sizes.append(value)
     return sizes[0], sizes[1], sizes[2]
+
+
+def reset_observations(result: Any) -> Any:
+    """Return the observations of a ``reset()`` result, which may be ``obs`` or ``(obs, info)``."""
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], Mapping):
+        return result[0]
+    return result
