@@ -147,6 +147,15 @@ class Asset:
         """This asset (assets are immutable values, so always read-only)."""
         return self
 
+    def with_collision_visuals(self) -> "Asset":
+        """The same model with a visual copy of every collision shape on links that have no visual (for recording)."""
+        from simulo.authoring.visuals import with_collision_visuals
+
+        base = self.base_dir
+        if base is None and self.source_path is not None and "<mesh" in self.urdf_text:
+            base = self.source_path.parent  # relative mesh paths must keep resolving
+        return replace(self, urdf_text=with_collision_visuals(self.urdf_text), base_dir=base, source_path=None)
+
     def urdf_path(self) -> Path:
         """The URDF file the engine should load.
 

@@ -12,7 +12,6 @@ import sys
 # command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "check-urdf": ("simulo.cli.check_urdf", "check a URDF file and list every problem in it"),
-    "demo": ("simulo.cli.demo", "drive the catalog pick arm for one second and print its state"),
     "run": ("simulo.cli.run", "run a job of an app file locally"),
 }
 

@@ -227,7 +227,10 @@ class Robot:
             raise SimuloValueError(f"Robot.initial_pose must be a simulo.Pose, got {initial_pose!r}")
         if not isinstance(mass_scale, (int, float)) or not mass_scale > 0 or mass_scale == float("inf"):
             raise SimuloValueError(f"Robot.mass_scale must be a finite number > 0, got {mass_scale!r}")
-        scale_t = (float(scale),) * 3 if isinstance(scale, (int, float)) else tuple(float(s) for s in scale)
+        try:
+            scale_t = (float(scale),) * 3 if isinstance(scale, (int, float)) else tuple(float(s) for s in scale)
+        except (TypeError, ValueError) as exc:
+            raise SimuloValueError(f"Robot.scale must be three finite factors > 0, got {scale!r}") from exc
         if len(scale_t) != 3 or not all(0 < s < float("inf") for s in scale_t):
             raise SimuloValueError(f"Robot.scale must be three finite factors > 0, got {scale!r}")
         if len(set(scale_t)) != 1:

@@ -15,6 +15,7 @@ Learning apps get the same object from :class:`simulo.LearningEnv`.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -64,6 +65,8 @@ class Simulation:
             ``first_env .. first_env + num_envs - 1`` of a larger batch split over processes: origins and
             world membership are those of the global indices, so a shard computes exactly what the same
             environments compute in one process. ``first_env`` must be a multiple of ``envs_per_world``.
+        visuals: Load drawable models for :meth:`render`: robots get a visual copy of each collision shape
+            and props/fixtures without a colour get a default one. Visual shapes do not change the physics.
 
     Raises:
         SceneError: The scene is already simulated, or an item cannot be built.
@@ -73,39 +76,44 @@ class Simulation:
     def __init__(self, scene: Scene, dt: float = 1.0 / 240.0, num_envs: int | None = None,
                  gravity: Sequence[float] = (0.0, 0.0, -9.81), envs_per_world: int | None = None,
                  use_torch: bool = False, solver_iterations: int | None = None,
-                 shard: tuple[int, int] | None = None) -> None:
+                 shard: tuple[int, int] | None = None, visuals: bool = False) -> None:
         if not isinstance(scene, Scene):
             raise SceneError(f"Simulation needs a simulo.Scene, got {scene!r}")
         if scene._simulation is not None:
             raise SceneError("this scene is already attached to a Simulation; close that one first")
-        if not isinstance(dt, (int, float)) or not 0 < dt < float("inf"):
+        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0 < dt < float("inf"):
             raise SimuloValueError(f"dt must be a finite number of seconds > 0, got {dt!r}")
-        if len(tuple(gravity)) != 3 or not all(math.isfinite(g) for g in gravity):
+        gravity = tuple(gravity) if hasattr(gravity, "__iter__") and not isinstance(gravity, str) else (gravity,)
+        if len(gravity) != 3 or not all(isinstance(g, numbers.Real) and not isinstance(g, bool) and math.isfinite(g)
+                                        for g in gravity):
             raise SimuloValueError(f"gravity must be three finite numbers (m/s²), got {gravity!r}")
-        if envs_per_world is not None and (isinstance(envs_per_world, bool) or not isinstance(envs_per_world, int)
-                                           or envs_per_world < 1):
-            raise SimuloValueError(f"envs_per_world must be an integer >= 1, got {envs_per_world!r}")
-        if num_envs is not None:
-            old = scene.num_envs
-            scene.num_envs = num_envs
-            try:
-                scene._check_layout()
-            except SceneError:
-                scene.num_envs = old
-                raise
-        shared = [e.path for e in scene.items_of("robot") + scene.items_of("prop") if not e.per_environment]
-        if shared and scene.num_envs > 1:
-            raise SceneError(f"shared (per_environment=False) robots/props {shared} need num_envs == 1, "
-                             f"got {scene.num_envs}")
-        from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD, PyBulletEngine
+        from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD, MAX_ENVS_PER_WORLD, PyBulletEngine
 
-        per_world = envs_per_world or DEFAULT_ENVS_PER_WORLD
-        first, total = (0, scene.num_envs) if shard is None else shard
-        if (isinstance(first, bool) or not isinstance(first, int) or not isinstance(total, int)
-                or first < 0 or first + scene.num_envs > total or first % per_world):
-            raise SceneError(f"shard {shard!r} must be (first_env, total_envs) with first_env a multiple of "
-                             f"envs_per_world={per_world} and first_env + num_envs ({scene.num_envs}) <= total_envs")
+        if envs_per_world is not None and (isinstance(envs_per_world, bool) or not isinstance(envs_per_world, int)
+                                           or not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD):
+            raise SimuloValueError(f"envs_per_world must be an integer from 1 to {MAX_ENVS_PER_WORLD}, "
+                                   f"got {envs_per_world!r}")
+        old_num_envs = scene.num_envs
+        if num_envs is not None:
+            scene.num_envs = num_envs
+        try:  # nothing half-applied: a refused override leaves the scene's num_envs as it was
+            scene._check_layout()
+            shared = [e.path for e in scene.items_of("robot") + scene.items_of("prop") if not e.per_environment]
+            if shared and scene.num_envs > 1:
+                raise SceneError(f"shared (per_environment=False) robots/props {shared} need num_envs == 1, "
+                                 f"got {scene.num_envs}")
+            per_world = envs_per_world or DEFAULT_ENVS_PER_WORLD
+            first, total = (0, scene.num_envs) if shard is None else shard
+            if (isinstance(first, bool) or not isinstance(first, int) or not isinstance(total, int)
+                    or first < 0 or first + scene.num_envs > total or first % per_world):
+                raise SceneError(f"shard {shard!r} must be (first_env, total_envs) with first_env a multiple of "
+                                 f"envs_per_world={per_world} and first_env + num_envs ({scene.num_envs}) <= "
+                                 "total_envs")
+        except SceneError:
+            scene.num_envs = old_num_envs
+            raise
         self.shard = (first, total)
+        self.visuals = bool(visuals)
         self.scene = scene
         self.dt = float(dt)
         self.num_envs = scene.num_envs
@@ -120,6 +128,7 @@ class Simulation:
             self._build()
         except BaseException:
             self.close()
+            scene.num_envs = old_num_envs
             raise
         scene._origins = self.tensors.out(self._origins)
 
@@ -143,15 +152,20 @@ class Simulation:
             elif kind == "prop":
                 kind_name, dims = item.shape.engine_geometry()
                 poses = self._world_poses(item.shape.pose, path, per_env)
-                batch = self._engine.add_rigid(kind_name, dims, item.shape.physics.mass, poses, item.shape.color)
+                batch = self._engine.add_rigid(kind_name, dims, item.shape.physics.mass, poses, self._color(item.shape))
                 item._attach(batch, self.tensors, poses)
                 self._props.append(item)
             elif kind == "fixture":
                 kind_name, dims = item.engine_geometry()
-                self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env), item.color)
+                self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env), self._color(item))
+
+    def _color(self, shape: Any) -> tuple[float, float, float] | None:
+        if shape.color is None and self.visuals:
+            return (0.2, 0.6, 0.3) if shape.physics is not None else (0.6, 0.5, 0.4)
+        return shape.color
 
     def _build_robot(self, robot: Any, path: str, per_env: bool) -> None:
-        asset = robot.asset
+        asset = robot.asset.with_collision_visuals() if self.visuals else robot.asset
         local = robot.initial_pose
         if local.is_identity and asset.spawn_pose is not None:
             local = asset.spawn_pose
@@ -180,6 +194,21 @@ class Simulation:
     def worlds(self) -> int:
         """Number of PyBullet clients the environments are split over."""
         return len(self._engine.worlds)
+
+    def render(self, env: int = 0, width: int = 320, height: int = 240,
+               eye: Sequence[float] = (1.1, -0.9, 0.7), target: Sequence[float] = (0.3, 0.1, 0.1)) -> np.ndarray:
+        """Draw environment ``env`` from a camera at ``eye`` looking at ``target`` (relative to its origin).
+
+        Returns RGB (height, width, 3) uint8 from PyBullet's CPU renderer. Build the simulation with
+        ``visuals=True`` so that robots have something to draw.
+        """
+        ids = self.tensors.env_ids([env], self.num_envs)
+        for name, value in (("width", width), ("height", height)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 8 <= value <= 4096:
+                raise SimuloValueError(f"render {name} must be an integer pixel count in 8..4096, got {value!r}")
+        origin = self._origins[int(ids[0])]
+        return self._engine.render(int(ids[0]), width, height, (np.asarray(eye, float) + origin).tolist(),
+                                   (np.asarray(target, float) + origin).tolist())
 
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""

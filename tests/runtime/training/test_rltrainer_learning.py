@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,33 @@ def test_act_deterministic_and_sampled(tmp_path: Path) -> None:
     single = trainer.act([1.5, 0.0])
     assert single.shape == (1,)
     assert single[0] == pytest.approx(float(det[0, 0]))
+
+
+class _GymStyleReset(PointMassEnv):
+    """Returns ``(obs, info)`` from reset, as simulo.LearningEnv does."""
+
+    def reset(self):  # type: ignore[override]
+        return super().reset(), {}
+
+
+def test_gymnasium_style_reset_and_numpy_outputs(tmp_path: Path) -> None:
+    class NumpyEnv(_GymStyleReset):
+        def step(self, actions):  # type: ignore[override]
+            return tuple(x.numpy() if isinstance(x, torch.Tensor) else x for x in super().step(actions))
+
+    stats = RLTrainer(NumpyEnv(num_envs=8), checkpoint_dir=tmp_path, progress=False, rollout_steps=8).train(6)
+    assert stats["iterations"] == 6 and stats["best_reward"] is not None
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_progress_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], progress: bool) -> None:
+    RLTrainer(PointMassEnv(num_envs=4), checkpoint_dir=tmp_path, progress=progress, rollout_steps=4).train(2)
+    err = capsys.readouterr().err
+    assert ("PPO" in err and "steps/s" in err) is progress
+
+
+def test_progress_line_without_tqdm(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    RLTrainer(PointMassEnv(num_envs=4), checkpoint_dir=tmp_path, rollout_steps=4).train(2)
+    err = capsys.readouterr().err
+    assert "\rPPO 1/2 " in err and "\rPPO 2/2 " in err and err.endswith("\n")

@@ -91,6 +91,10 @@ class PyBulletEngine:
             handles.append((world, body))
         return RigidBatch(handles)
 
+    def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
+        """RGB image (height, width, 3) of the world holding environment ``env`` (world coordinates)."""
+        return self.env_world[env].render(width, height, eye, target)
+
     def step(self) -> None:
         """Advance every world by one time step."""
         for world in self.worlds:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
 import pybullet as p
 import pybullet_data
 
@@ -181,6 +182,17 @@ class PyBulletWorld:
         if link_a is None:
             return len(p.getContactPoints(body_a, body_b, physicsClientId=self.cid))
         return len(p.getContactPoints(body_a, body_b, linkIndexA=link_a, physicsClientId=self.cid))
+
+    def render(self, width: int, height: int, eye: Sequence[float], target: Sequence[float],
+               fov_deg: float = 45.0) -> np.ndarray:
+        """Draw the world with PyBullet's CPU TinyRenderer; returns RGB (height, width, 3) uint8.
+
+        Only links with visual shapes are drawn.
+        """
+        view = p.computeViewMatrix(list(eye), list(target), [0, 0, 1], physicsClientId=self.cid)
+        proj = p.computeProjectionMatrixFOV(fov_deg, width / height, 0.01, 20.0, physicsClientId=self.cid)
+        img = p.getCameraImage(width, height, view, proj, renderer=p.ER_TINY_RENDERER, physicsClientId=self.cid)
+        return np.reshape(np.asarray(img[2], dtype=np.uint8), (height, width, 4))[:, :, :3].copy()
 
     # -- stepping ----------------------------------------------------------------------------------
     def step(self) -> None:
