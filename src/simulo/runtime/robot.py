@@ -36,6 +36,9 @@ from simulo.runtime.tensors import Tensors, index_array
 if TYPE_CHECKING:
     from simulo.engine.pybullet.batch import ArticulationBatch
 
+#: Largest number of distinct ``joint_ids`` lists a robot remembers as validated.
+_COLS_CACHE_SIZE = 64
+
 
 def match_names(pattern: str, names: list[str], what: str) -> list[int]:
     """Indices of ``names`` equal to ``pattern`` or fully matching it as a regex, in ``names`` order.
@@ -162,6 +165,8 @@ class _Runtime:
     eff_t: np.ndarray = field(init=False)
     torque: np.ndarray = field(init=False)
     mode: np.ndarray = field(init=False)
+    #: validated ``joint_ids`` lists (as tuples of ints) -> their column arrays (read-only)
+    cols_cache: dict[tuple[int, ...], np.ndarray] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         n, j = self.default_q.shape
@@ -376,6 +381,15 @@ class Robot:
         return rt.body_names.index(body_name)
 
     def _joint_cols(self, joint_ids: Any, rt: _Runtime) -> np.ndarray:
+        if type(joint_ids) is list and all(type(j) is int for j in joint_ids):  # the common case, cached
+            key = tuple(joint_ids)
+            cols = rt.cols_cache.get(key)
+            if cols is None:
+                cols = index_array(rt.tensors, joint_ids, rt.num_joints, "joint_ids", "joint")
+                cols.setflags(write=False)
+                if len(rt.cols_cache) < _COLS_CACHE_SIZE:
+                    rt.cols_cache[key] = cols
+            return cols
         return index_array(rt.tensors, joint_ids, rt.num_joints, "joint_ids", "joint")
 
     # -- dynamics queries ------------------------------------------------------------------------------
@@ -513,12 +527,12 @@ class Robot:
     def set_joint_position_target(self, positions: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
         """Set position targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
         rt, ids, cols, vals = self._targets("set_joint_position_target", positions, joint_ids, env_ids, "positions")
-        rt.pos_t[np.ix_(ids, cols)] = vals
+        rt.pos_t[_block(ids, cols, env_ids is None)] = vals
 
     def set_joint_velocity_target(self, velocities: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
         """Set velocity targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
         rt, ids, cols, vals = self._targets("set_joint_velocity_target", velocities, joint_ids, env_ids, "velocities")
-        rt.vel_t[np.ix_(ids, cols)] = vals
+        rt.vel_t[_block(ids, cols, env_ids is None)] = vals
 
     def set_joint_effort_target(self, efforts: Any, joint_ids: Any = None) -> None:
         """Set effort targets (num_envs, len(joint_ids)) in N·m or N for every environment.
@@ -527,7 +541,7 @@ class Robot:
         ``state.joint_efforts`` reports what was applied.
         """
         rt, ids, cols, vals = self._targets("set_joint_effort_target", efforts, joint_ids, None, "efforts")
-        rt.eff_t[np.ix_(ids, cols)] = vals
+        rt.eff_t[_block(ids, cols, True)] = vals
 
     def set_body_friction(self, name_pattern: str, friction: float) -> None:
         """Set the lateral (Coulomb) friction coefficient of the matching bodies in every environment.
@@ -591,24 +605,25 @@ class Robot:
         """Turn the buffered targets into this step's engine commands (called once per physics step)."""
         rt = self._rt
         assert rt is not None
-        pos_set = ~np.isnan(rt.pos_t)
-        vel_set = ~np.isnan(rt.vel_t)
-        eff_set = ~np.isnan(rt.eff_t)
+        pos_set = rt.pos_t == rt.pos_t  # False where NaN (no target)
+        vel_set = rt.vel_t == rt.vel_t
+        eff_set = rt.eff_t == rt.eff_t
         pos_t = np.where(pos_set, rt.pos_t, 0.0)
         vel_t = np.where(vel_set, rt.vel_t, 0.0)
-        eff_t = np.where(eff_set, rt.eff_t, 0.0)
-        motor = ~rt.is_pd[None, :]
-        mode = np.zeros_like(rt.mode)
-        mode[motor & pos_set] = 1
-        mode[motor & ~pos_set & vel_set] = 2
-        mode[motor & ~pos_set & ~vel_set & eff_set] = 3
-        pd_active = rt.is_pd[None, :] & (pos_set | vel_set | eff_set)
-        pd_torque = (rt.kp * (pos_t - rt.q) * pos_set + rt.kd * (vel_t - rt.qd) * (pos_set | vel_set) + eff_t)
-        mode[pd_active] = 3
-        torque = np.where(rt.is_pd[None, :], pd_torque, eff_t)
+        torque = np.where(eff_set, rt.eff_t, 0.0)
+        # engine motor joints: a position target wins over a velocity target, which wins over an effort
+        mode = rt.mode
+        mode.fill(0)
+        mode[eff_set] = 3
+        mode[vel_set] = 2
+        mode[pos_set] = 1
+        pd = rt.is_pd
+        if pd.any():  # PD joints: an explicit torque while any target is set, passive otherwise
+            mode[:, pd] = 3 * (pos_set | vel_set | eff_set)[:, pd]
+            pd_torque = rt.kp * (pos_t - rt.q) * pos_set + rt.kd * (vel_t - rt.qd) * (pos_set | vel_set) + torque
+            torque = np.where(pd[None, :], pd_torque, torque)
         np.clip(torque, -rt.effort_limit, rt.effort_limit, out=torque)
         rt.torque[:] = torque
-        rt.mode[:] = mode
         rt.batch.apply(mode, pos_t, vel_t, rt.motor_force, rt.motor_pos_gain, rt.motor_vel_gain, torque)
         if self.disable_gravity:
             rt.batch.cancel_gravity()
@@ -676,6 +691,12 @@ class Robot:
 
     def __repr__(self) -> str:
         return f"Robot(name={self._name!r}, asset={self.asset.name!r}, attached={self._rt is not None})"
+
+
+def _block(ids: np.ndarray, cols: np.ndarray, all_envs: bool) -> Any:
+    """Index of the ``ids`` x ``cols`` block of a (num_envs, num_joints) array (``ids`` is every env in order
+    when ``all_envs``)."""
+    return (slice(None), cols) if all_envs else np.ix_(ids, cols)
 
 
 def _vector(values: Any, n: int, what: str, names: list[str]) -> np.ndarray:

@@ -32,6 +32,14 @@ MAX_ENVS_PER_WORLD = 28
 #: Collision group of PyBullet's static objects (the shared ground plane keeps it).
 _STATIC_GROUP = 2
 
+#: Some joint columns of one environment: (a slice when contiguous, else a list; their PyBullet indices).
+_Columns = tuple[slice | list[int], list[int]] | None
+
+
+def _take(row: list[float], cols: slice | list[int]) -> list[float]:
+    """The entries ``cols`` of one row of a ``tolist()``-ed array."""
+    return row[cols] if isinstance(cols, slice) else [row[j] for j in cols]
+
 
 class PyBulletEngine:
     """The worlds of one simulation.
@@ -170,6 +178,8 @@ class ArticulationBatch:
         self._base_off_identity = bool(np.array_equal(self._base_off, [0, 0, 0, 1, 0, 0, 0]))
         self._base_off_inverse = p.invertTransform(off_pos, off_orn)
         self._mode = np.zeros((len(handles), len(self.joints)), dtype=np.int8)
+        self._plan_key: bytes | None = None  # the mode array the cached command plan was built for
+        self._plan: tuple[bool, bool, list[tuple[_Columns, _Columns, _Columns]]] = (False, False, [])
         n = len(self.joints)
         self._zeros = [0.0] * n
         # each link's centre of mass as PyBullet's calculateJacobian wants the point: from the link frame's
@@ -190,11 +200,17 @@ class ArticulationBatch:
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
         idx = self.joint_indices
-        for i, (w, b) in enumerate(self.handles):
-            states = p.getJointStates(b, idx, physicsClientId=w.cid)
-            q[i] = [s[0] for s in states]
-            qd[i] = [s[1] for s in states]
-            effort[i] = [s[3] for s in states]
+        if not idx:
+            return
+        pos, vel, eff = [], [], []
+        for w, b in self.handles:
+            qs, qds, _, efforts = zip(*p.getJointStates(b, idx, physicsClientId=w.cid))
+            pos.append(qs)
+            vel.append(qds)
+            eff.append(efforts)
+        q[:] = pos
+        qd[:] = vel
+        effort[:] = eff
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: Sequence[int] | None = None) -> None:
@@ -223,6 +239,18 @@ class ArticulationBatch:
     def read_links(self, links: Sequence[int], env_ids: Sequence[int], velocity: bool
                    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6)."""
+        if not velocity:
+            links = list(links)
+            rows = []
+            for i in env_ids:
+                w, b = self.handles[i]
+                if len(links) == 1:
+                    states = (p.getLinkState(b, links[0], computeForwardKinematics=1, physicsClientId=w.cid),)
+                else:
+                    states = p.getLinkStates(b, links, computeForwardKinematics=1, physicsClientId=w.cid)
+                for s in states:
+                    rows.append((*s[4], *from_pb_quat(s[5])))
+            return np.array(rows, dtype=np.float64).reshape(len(env_ids), len(links), 7), None
         poses = np.empty((len(env_ids), len(links), 7))
         vels = np.empty((len(env_ids), len(links), 6)) if velocity else None
         for k, i in enumerate(env_ids):
@@ -286,32 +314,67 @@ class ArticulationBatch:
         TORQUE per joint; motors use ``position``/``velocity`` targets, ``force`` as their limit and the
         solver gains; TORQUE joints get ``torque``. A joint leaving a motor mode has its motor disabled.
         """
-        idx = self.joint_indices
+        key = mode.tobytes()
+        if key != self._mode.tobytes():
+            prev = self._mode
+            leaving = (((prev == MOTOR_POSITION) | (prev == MOTOR_VELOCITY)) & (mode != prev)
+                       & ((mode == TORQUE) | (mode == PASSIVE)))
+            for i in np.flatnonzero(leaving.any(axis=1)).tolist():
+                self._disable_motors([i], np.flatnonzero(leaving[i]).tolist())
+            prev[:] = mode
+        uses_motor, uses_torque, plan = self._command_plan(mode, key)
+        if uses_motor:
+            tp, tv, fmax = position.tolist(), velocity.tolist(), force.tolist()
+            kp, kv = position_gain.tolist(), velocity_gain.tolist()
+        if uses_torque:
+            tq = torque.tolist()
         for i, (w, b) in enumerate(self.handles):
-            m = mode[i]
-            prev = self._mode[i]
-            leaving = np.nonzero(((prev == MOTOR_POSITION) | (prev == MOTOR_VELOCITY)) & (m != prev)
-                                 & ((m == TORQUE) | (m == PASSIVE)))[0]
-            if leaving.size:
-                self._disable_motors([i], leaving.tolist())
-            pos_cols = np.nonzero(m == MOTOR_POSITION)[0]
-            if pos_cols.size:
+            pos, vel, trq = plan[i]
+            if pos is not None:
+                cols, joints = pos
                 p.setJointMotorControlArray(
-                    b, [idx[j] for j in pos_cols], p.POSITION_CONTROL,
-                    targetPositions=position[i, pos_cols].tolist(), targetVelocities=velocity[i, pos_cols].tolist(),
-                    forces=force[i, pos_cols].tolist(), positionGains=position_gain[i, pos_cols].tolist(),
-                    velocityGains=velocity_gain[i, pos_cols].tolist(), physicsClientId=w.cid)
-            vel_cols = np.nonzero(m == MOTOR_VELOCITY)[0]
-            if vel_cols.size:
+                    b, joints, p.POSITION_CONTROL, targetPositions=_take(tp[i], cols),
+                    targetVelocities=_take(tv[i], cols), forces=_take(fmax[i], cols),
+                    positionGains=_take(kp[i], cols), velocityGains=_take(kv[i], cols), physicsClientId=w.cid)
+            if vel is not None:
+                cols, joints = vel
                 p.setJointMotorControlArray(
-                    b, [idx[j] for j in vel_cols], p.VELOCITY_CONTROL,
-                    targetVelocities=velocity[i, vel_cols].tolist(), forces=force[i, vel_cols].tolist(),
-                    velocityGains=velocity_gain[i, vel_cols].tolist(), physicsClientId=w.cid)
-            tq_cols = np.nonzero(m == TORQUE)[0]
-            if tq_cols.size:
-                p.setJointMotorControlArray(b, [idx[j] for j in tq_cols], p.TORQUE_CONTROL,
-                                            forces=torque[i, tq_cols].tolist(), physicsClientId=w.cid)
-            prev[:] = m
+                    b, joints, p.VELOCITY_CONTROL, targetVelocities=_take(tv[i], cols),
+                    forces=_take(fmax[i], cols), velocityGains=_take(kv[i], cols), physicsClientId=w.cid)
+            if trq is not None:
+                cols, joints = trq
+                p.setJointMotorControlArray(b, joints, p.TORQUE_CONTROL, forces=_take(tq[i], cols),
+                                            physicsClientId=w.cid)
+
+    def _command_plan(self, mode: np.ndarray, key: bytes
+                      ) -> tuple[bool, bool, list[tuple[_Columns, _Columns, _Columns]]]:
+        """Per environment, the position-motor, velocity-motor and torque columns of ``mode``.
+
+        Returns ``(any motor columns, any torque columns, per-environment columns)``; cached until
+        ``mode`` changes, so a step with unchanged modes does no per-environment array work.
+        """
+        if key != self._plan_key:
+            by_row: dict[bytes, tuple[_Columns, _Columns, _Columns]] = {}
+            rows = []
+            for m in mode:
+                row_key = m.tobytes()
+                if row_key not in by_row:
+                    by_row[row_key] = (self._columns(m, MOTOR_POSITION), self._columns(m, MOTOR_VELOCITY),
+                                       self._columns(m, TORQUE))
+                rows.append(by_row[row_key])
+            uses_motor = any(r[0] is not None or r[1] is not None for r in by_row.values())
+            uses_torque = any(r[2] is not None for r in by_row.values())
+            self._plan = (uses_motor, uses_torque, rows)
+            self._plan_key = key
+        return self._plan
+
+    def _columns(self, mode_row: np.ndarray, kind: int) -> _Columns:
+        """The columns of one environment in control mode ``kind`` and their PyBullet joint indices."""
+        cols = np.flatnonzero(mode_row == kind).tolist()
+        if not cols:
+            return None
+        contiguous = cols[-1] - cols[0] + 1 == len(cols)
+        return (slice(cols[0], cols[-1] + 1) if contiguous else cols), [self.joint_indices[j] for j in cols]
 
     def cancel_gravity(self) -> None:
         """Apply, for this step, an upward force of m·g at every link's centre of mass."""

@@ -1,0 +1,1032 @@
+"""The scripted pick-and-place app, run through the simulo contract.
+
+A five-joint arm with a gear-coupled parallel gripper (the catalog's ``simulo/robot/pick_arm:v1``) picks a
+40 mm, 0.1 kg cube rotated 0.3 rad at (0.42, -0.12) and places it at (0.25, 0.35). Everything goes through
+the public surface: :class:`simulo.Robot` (joints found by name, ``set_joint_position_target`` with the
+engine motor at position gain 0.3 and the URDF effort limits), :class:`simulo.ParallelGripper` (the gear
+coupling and the 20 N squeeze), :class:`simulo.Prop` (the cube), :class:`simulo.ContactSensor` (contact
+counts) and :class:`simulo.Simulation`. No physics engine is imported here.
+
+Layers:
+
+* :class:`PickPlaceCell` is the simulated hardware of ``N`` environments of one simulation, moved in
+  lock-step: straight-line tcp moves with IK at every 1/240 s step, gripper commands, the grasp check and
+  the collision check before every move.
+* :class:`SimulatedArm` and :class:`SimulatedGripper` give one environment of a cell the hardware-shaped
+  interface of :mod:`simulo.apps.pick_place.hardware`, so :func:`~simulo.apps.pick_place.hardware.run_pick_and_place`
+  runs the sequence unchanged; :func:`run_batch` runs the same sequence over every environment at once.
+* :func:`run_pick_place`, :func:`run_stack`, :func:`run_trials` and :func:`friction_sweep` are the
+  experiments behind the ``simulo pick-place`` flags; :func:`report_lines` turns a result into the
+  printed lines.
+
+Timing. The seed program moves with fixed durations (approach 1 s, lift 1 s, transfer 2 s, lower 1 s,
+retreat 1 s) and settles 60 steps after each move, 240 after each gripper command and 240 at the end. The
+hardware interface moves at a speed instead, so the simulated arm takes ``distance / speed`` and rounds it
+up to whole quarter seconds (:data:`MOVE_QUANTUM`); with the plan speeds of :func:`seed_plan` that gives the
+seed's durations exactly, and the run takes the seed's 2580 steps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+
+import simulo
+from simulo.apps.pick_place.hardware import PickPlacePlan, run_pick_and_place
+from simulo.apps.pick_place.ik import solve_ik
+from simulo.apps.pick_place.motion import smoothstep, step_count
+from simulo.apps.pick_place.numeric_ik import dls_step, grasp_rotation, pose_error, quat_to_matrix
+from simulo.apps.pick_place.safety import BoxFixture, check_path
+from simulo.errors import CollisionError, SimuloValueError
+
+ARM_REF = "simulo/robot/pick_arm:v1"
+"""Catalog reference of the arm (the seed's URDF)."""
+ARM_JOINTS = ("base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll")
+FINGER_JOINTS = ("finger_left_joint", "finger_right_joint")
+TCP_BODY = "tcp"
+DT = 1.0 / 240.0
+POSITION_GAIN = 0.3
+"""Engine-motor position gain of the arm joints (the seed's ``positionGains``)."""
+GRIP_FORCE = 20.0
+"""Squeeze per finger, N."""
+OPENING = 0.035
+"""Finger opening (distance of each finger from the centre line) when open, m."""
+CUBE_SIZE = 0.04
+CUBE_MASS = 0.1
+PICK = (0.42, -0.12, CUBE_SIZE / 2)
+PLACE = (0.25, 0.35, CUBE_SIZE / 2)
+CUBE_YAW = 0.3
+SECOND_CUBE = (0.40, 0.12, CUBE_SIZE / 2)
+"""Start of the second cube in the stacking run."""
+SECOND_CUBE_YAW = -0.2
+HOVER_Z = 0.15
+GRASP_Z = 0.03
+TOLERANCE = 0.01
+"""Largest horizontal placement error of a PASS, m."""
+Z_TOLERANCE = 0.005
+"""Largest height error of a PASS, m (the cube must rest where it belongs)."""
+GAP_TOLERANCE = 0.003
+"""The grasp check wants the finger gap within this of the cube size, m."""
+SLIP_THRESHOLD = 0.005
+"""A cube that sinks more than this relative to the tcp during the lift has slipped, m."""
+MOVE_QUANTUM = 0.25
+"""Move durations are rounded up to whole multiples of this, s (divided by the speed factor)."""
+SETTLE_START, SETTLE_MOVE, SETTLE_GRIPPER, SETTLE_END = 120, 60, 240, 240
+TRAVEL_SPEED, LIFT_SPEED, DESCEND_SPEED = 0.25, 0.12, 0.12
+"""Average tcp speeds of the plan, m/s: horizontal moves at hover height, lifts and descents."""
+MOVE_PHASES = ("hover", "approach", "lift", "transfer", "lower", "retreat")
+
+IkSolver = Literal["closed-form", "numeric"]
+
+
+@dataclass(frozen=True)
+class AppOptions:
+    """How the cell is built and driven.
+
+    Attributes:
+        coupled: Couple the fingers with the gripper's gear (ratio -1).
+        friction: Lateral friction coefficient of the cube(s) and of both fingers.
+        ik: ``"closed-form"`` (the analytic solver) or ``"numeric"`` (damped least squares on the tcp Jacobian).
+        speed: Every move this many times faster (and the arm's position gain raised to match).
+        fixtures: Known obstacles for the collision check, in the arm's base frame.
+        dls_damping: Damping of the numeric solver.
+    """
+
+    coupled: bool = True
+    friction: float = 1.0
+    ik: IkSolver = "closed-form"
+    speed: float = 1.0
+    fixtures: tuple[BoxFixture, ...] = ()
+    dls_damping: float = 0.01
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.friction, (int, float)) or isinstance(self.friction, bool) \
+                or not math.isfinite(self.friction) or self.friction < 0:
+            raise SimuloValueError(f"friction must be a finite number >= 0, got {self.friction!r}")
+        if self.ik not in ("closed-form", "numeric"):
+            raise SimuloValueError(f"ik must be 'closed-form' or 'numeric', got {self.ik!r}")
+        if not isinstance(self.speed, (int, float)) or isinstance(self.speed, bool) \
+                or not math.isfinite(self.speed) or not 0.1 <= self.speed <= 8:
+            raise SimuloValueError(f"speed must be a number between 0.1 and 8 (times the seed's speed), got {self.speed!r}")
+        for fixture in self.fixtures:
+            if not isinstance(fixture, BoxFixture):
+                raise SimuloValueError(f"fixtures must be BoxFixture values, got {fixture!r}")
+
+    @property
+    def position_gain(self) -> float:
+        """Arm motor position gain: the seed's 0.3, scaled with the speed factor (at most 1)."""
+        return min(1.0, POSITION_GAIN * max(1.0, self.speed))
+
+
+def seed_plan(pick: Sequence[float] = PICK, place: Sequence[float] = PLACE, yaw: float = CUBE_YAW,
+              speed: float = 1.0) -> PickPlacePlan:
+    """The seed's plan: hover at 0.15 m, grasp at 0.03 m, release 5 mm higher, squeeze with 20 N.
+
+    Args:
+        pick: Cube centre at the pick location, base frame, m.
+        place: Cube centre at the place location (its z says how high it rests), m.
+        yaw: Cube yaw as planned, rad.
+        speed: Speed factor; every plan speed is multiplied by it.
+
+    Returns:
+        The plan.
+    """
+    return PickPlacePlan(pick=tuple(pick), place=tuple(place), yaw=yaw, hover_z=HOVER_Z, grasp_z=GRASP_Z,
+                         place_z_offset=0.005, travel_speed=TRAVEL_SPEED * speed, lift_speed=LIFT_SPEED * speed,
+                         descend_speed=DESCEND_SPEED * speed, grip_force=GRIP_FORCE)
+
+
+def euler_from_quat(q_wxyz: Sequence[float]) -> tuple[float, float, float]:
+    """Roll, pitch, yaw (rad, extrinsic x-y-z) of a w-first quaternion, as PyBullet's getEulerFromQuaternion."""
+    qw, qx, qy, qz = (float(v) for v in q_wxyz)
+    sarg = -2.0 * (qx * qz - qw * qy)
+    if sarg <= -0.99999:
+        return 0.0, -0.5 * math.pi, 2.0 * math.atan2(qx, -qy)
+    if sarg >= 0.99999:
+        return 0.0, 0.5 * math.pi, 2.0 * math.atan2(-qx, qy)
+    squ, sqx, sqy, sqz = qw * qw, qx * qx, qy * qy, qz * qz
+    roll = math.atan2(2.0 * (qy * qz + qw * qx), squ - sqx - sqy + sqz)
+    pitch = math.asin(sarg)
+    yaw = math.atan2(2.0 * (qx * qy + qw * qz), squ + sqx - sqy - sqz)
+    return roll, pitch, yaw
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The simulated cell
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CubeStart:
+    """Where a cube starts in every environment (base frame of each environment's arm).
+
+    Attributes:
+        xy: Centres (N, 2), m; the cube rests on the floor (or at ``z``).
+        yaw: Yaws (N,), rad.
+        z: Centre height, m.
+    """
+
+    xy: np.ndarray
+    yaw: np.ndarray
+    z: float = CUBE_SIZE / 2
+
+
+class PickPlaceCell:
+    """``N`` arms, grippers and cubes in ``N`` environments of one :class:`simulo.Simulation`, in lock-step.
+
+    Every environment runs the same timeline (the same phases, the same number of steps); targets differ
+    per environment. Positions the cell takes and reports are in each environment's own frame (the arm's
+    base frame), not world coordinates.
+
+    Args:
+        cubes: Start of each cube (one :class:`CubeStart` per cube, each with N rows).
+        start_tcp: Tcp position (N, 3) the arm is put at before the run.
+        start_yaw: Grasp yaw (N,) of that start pose, rad.
+        options: How the cell is built and driven.
+
+    Raises:
+        SimuloValueError: Inconsistent shapes.
+        UnreachableError: The start pose is out of reach.
+    """
+
+    def __init__(self, cubes: Sequence[CubeStart], start_tcp: np.ndarray, start_yaw: np.ndarray,
+                 options: AppOptions = AppOptions()) -> None:
+        start_tcp = np.asarray(start_tcp, dtype=np.float64)
+        start_yaw = np.asarray(start_yaw, dtype=np.float64)
+        n = start_tcp.shape[0]
+        if start_tcp.shape != (n, 3) or start_yaw.shape != (n,) or not cubes \
+                or any(c.xy.shape != (n, 2) or c.yaw.shape != (n,) for c in cubes):
+            raise SimuloValueError(f"PickPlaceCell needs start_tcp (N, 3), start_yaw (N,) and cubes with xy (N, 2), "
+                                   f"yaw (N,); got {start_tcp.shape}, {start_yaw.shape}, "
+                                   f"{[(c.xy.shape, c.yaw.shape) for c in cubes]}")
+        self.options = options
+        self.num_envs = n
+        scene = simulo.Scene(num_envs=n)
+        scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+        gains = {"|".join(ARM_JOINTS): simulo.MotorGainsConfig(position_gain=options.position_gain)}
+        self.robot = simulo.Robot(simulo.Asset.from_registry(ARM_REF), actuator_gains=gains)
+        self.gripper = simulo.ParallelGripper(FINGER_JOINTS, coupled=options.coupled, gear_ratio=-1.0,
+                                              gear_erp=0.1, gear_max_force=50.0)
+        self.robot.add_actuator(self.gripper, attach_to="hand")
+        scene.add(self.robot, at="/World/Arm")
+        self.cubes: list[simulo.Prop] = []
+        self._all_contacts: list[simulo.ContactSensor] = []
+        self._finger_contacts: list[simulo.ContactSensor] = []
+        for k, start in enumerate(cubes):
+            name = "cube" if k == 0 else f"cube{k + 1}"
+            spawn = simulo.Pose.from_xyz_rpy((*start.xy[0], start.z), (0.0, 0.0, float(start.yaw[0])))
+            cube = simulo.Prop(simulo.Cuboid(name=name, size=(CUBE_SIZE,) * 3, pose=spawn,
+                                             physics=simulo.RigidPhysics(mass=CUBE_MASS, friction=options.friction)))
+            scene.add(cube, at=f"/World/{name}")
+            every_link = simulo.ContactSensor(other=cube, name=f"{name}_contacts")
+            fingers = simulo.ContactSensor(other=cube, name=f"{name}_finger_contacts")
+            self.robot.add_sensor(every_link, attach_to=".*")
+            self.robot.add_sensor(fingers, attach_to="finger_.*")
+            self.cubes.append(cube)
+            self._all_contacts.append(every_link)
+            self._finger_contacts.append(fingers)
+        self.sim = simulo.Simulation(scene, dt=DT)
+        self.robot.set_body_friction("finger_.*", options.friction)
+        self.origins = np.asarray(self.sim.env_origins, dtype=np.float64)
+        self.arm_ids = [self.robot.find_joints(name)[0] for name in ARM_JOINTS]
+        self.tcp_index = self.robot.find_bodies(TCP_BODY)[0]
+        for cube, start in zip(self.cubes, cubes):
+            self._place_cube(cube, start)
+        self.active = np.ones(n, dtype=bool)
+        self.failures: list[str | None] = [None] * n
+        self.target = start_tcp.copy()
+        self.yaw = start_yaw.copy()
+        self.gripper_open = np.zeros(n, dtype=bool)
+        self.tracking_mm: dict[str, np.ndarray] = {}
+        self.grasp_cube = 0
+        self.obstacles: list[list[BoxFixture]] = [[] for _ in range(n)]
+        q0 = np.zeros((n, self.robot.num_joints))
+        q0[:, self.arm_ids] = self._start_joints(start_tcp, start_yaw)
+        self.robot.set_joint_state(q0)
+        self.robot.set_joint_position_target(q0[:, self.arm_ids], joint_ids=self.arm_ids)
+
+    # -- construction helpers -------------------------------------------------------------------------
+    def _place_cube(self, cube: simulo.Prop, start: CubeStart) -> None:
+        """Teleport the environments' cubes that do not start where environment 0's spawned."""
+        moved = [i for i in range(self.num_envs)
+                 if start.xy[i, 0] != start.xy[0, 0] or start.xy[i, 1] != start.xy[0, 1] or start.yaw[i] != start.yaw[0]]
+        if not moved:
+            return
+        poses = np.array([[*(start.xy[i] + self.origins[i, :2]), start.z + self.origins[i, 2],
+                           *simulo.Pose.from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, float(start.yaw[i]))).quat_wxyz]
+                          for i in moved])
+        cube.set_pose(poses, env_ids=moved)
+
+    def _start_joints(self, tcp: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+        if self.options.ik == "closed-form":
+            return np.array([solve_ik(*tcp[i], yaw[i]) for i in range(self.num_envs)])
+        return self._numeric_start(tcp, yaw)
+
+    def _numeric_start(self, tcp: np.ndarray, yaw: np.ndarray, iterations: int = 200) -> np.ndarray:
+        """Solve the start pose with DLS steps on teleported joint states (no physics step is taken)."""
+        q = np.zeros((self.num_envs, self.robot.num_joints))
+        q[:, self.arm_ids] = [0.0, 0.6, 1.6, 0.9, 0.0]  # elbow up, hand roughly down
+        for _ in range(iterations):
+            self.robot.set_joint_state(q)
+            q[:, self.arm_ids] += self._dls(tcp, yaw)
+        return q[:, self.arm_ids]
+
+    # -- reads ----------------------------------------------------------------------------------------
+    def tcp(self) -> np.ndarray:
+        """Tcp positions (N, 3) in each environment's frame."""
+        return np.asarray(self.robot.get_body_pose(TCP_BODY))[:, :3] - self.origins
+
+    def cube_pose(self, k: int = 0) -> np.ndarray:
+        """Cube ``k`` poses (N, 7) ``[x, y, z, qw, qx, qy, qz]`` in each environment's frame."""
+        pose = np.array(self.cubes[k].state.pose, dtype=np.float64)
+        pose[:, :3] -= self.origins
+        return pose
+
+    def finger_gap(self) -> np.ndarray:
+        """Distance between the fingers (N,), m."""
+        return np.asarray(self.gripper.gap(), dtype=np.float64)
+
+    def contact_points(self, k: int = 0) -> np.ndarray:
+        """Contact points between the robot and cube ``k`` (N,)."""
+        return np.asarray(self._all_contacts[k].read())
+
+    def finger_contacts(self, k: int = 0) -> np.ndarray:
+        """Contact points of each finger with cube ``k`` (N, 2)."""
+        return np.asarray(self._finger_contacts[k].read_per_body())
+
+    def holding(self) -> np.ndarray:
+        """Grasp check per environment: finger gap within :data:`GAP_TOLERANCE` of the cube and both fingers touching it."""
+        gap_ok = np.abs(self.finger_gap() - CUBE_SIZE) <= GAP_TOLERANCE
+        return gap_ok & np.all(self.finger_contacts(self.grasp_cube) > 0, axis=1)
+
+    def grasp_failure(self, env: int) -> str:
+        """Why the grasp check of one environment fails."""
+        gap = self.finger_gap()[env]
+        touching = self.finger_contacts(self.grasp_cube)[env]
+        reasons = []
+        if abs(gap - CUBE_SIZE) > GAP_TOLERANCE:
+            reasons.append(f"finger gap {gap * 1000:.1f} mm is not within {GAP_TOLERANCE * 1000:.0f} mm of the "
+                           f"{CUBE_SIZE * 1000:.0f} mm cube")
+        if not np.all(touching > 0):
+            reasons.append(f"contact points per finger {touching.tolist()} (both fingers must touch the cube)")
+        return "grasp failed: " + " and ".join(reasons) + "; stopped before the lift"
+
+    # -- control --------------------------------------------------------------------------------------
+    def _dls(self, points: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+        """One DLS correction (N, 5) of the arm joints towards tcp ``points`` with the hand down at ``yaw``."""
+        pose = np.asarray(self.robot.get_body_pose(TCP_BODY), dtype=np.float64)
+        jac = np.asarray(self.robot.get_jacobians([self.tcp_index]), dtype=np.float64)[:, 0][:, :, self.arm_ids]
+        err = pose_error(pose[:, :3] - self.origins, quat_to_matrix(pose[:, 3:]), points,
+                         grasp_rotation(points[:, 0], points[:, 1], yaw))
+        return dls_step(jac, err, self.options.dls_damping)
+
+    def _command(self, points: np.ndarray, yaw: np.ndarray) -> None:
+        """Send this step's arm targets for tcp ``points`` (N, 3)."""
+        if self.options.ik == "closed-form":
+            q = np.array([solve_ik(*points[i], yaw[i]) for i in range(self.num_envs)])
+        else:
+            q = np.asarray(self.robot.state.joint_positions)[:, self.arm_ids] + self._dls(points, yaw)
+        self.robot.set_joint_position_target(q, joint_ids=self.arm_ids)
+
+    def hold(self, steps: int) -> None:
+        """Step the simulation ``steps`` times with the tcp held at its target."""
+        if self.options.ik == "closed-form":
+            self.sim.step(steps)
+            return
+        for _ in range(steps):
+            self._command(self.target, self.yaw)
+            self.sim.step()
+
+    def settle_steps(self, steps: int) -> int:
+        """Settling steps after a move or gripper command at the current speed factor."""
+        return steps if self.options.speed == 1.0 else max(1, round(steps / self.options.speed))
+
+    def move(self, name: str, goals: np.ndarray, yaws: np.ndarray, speeds: np.ndarray,
+             on_collision: Literal["raise", "fail"] = "raise") -> None:
+        """Straight-line tcp moves of the active environments to ``goals`` (N, 3), then settle.
+
+        The move takes the longest of the environments' durations (``distance / speed`` rounded up to
+        :data:`MOVE_QUANTUM` over the speed factor). Inactive environments and environments already at their
+        goal hold still. Every path is checked against the floor and the known fixtures first.
+
+        Raises:
+            CollisionError: With ``on_collision="raise"``, a path would collide (nothing has moved). With
+                ``"fail"`` the environment is marked failed instead and holds still.
+        """
+        goals = np.where(self.active[:, None], np.asarray(goals, dtype=np.float64), self.target)
+        yaws = np.where(self.active, np.asarray(yaws, dtype=np.float64), self.yaw)
+        for i in np.nonzero(self.active)[0]:
+            try:
+                check_path(name, self.target[i], goals[i], [*self.options.fixtures, *self.obstacles[i]])
+            except CollisionError as exc:
+                if on_collision == "raise":
+                    raise
+                self.fail(int(i), f"collision check refused the move: {exc}")
+                goals[i], yaws[i] = self.target[i], self.yaw[i]
+        distance = np.linalg.norm(goals - self.target, axis=1)
+        moving = self.active & (distance > 1e-9)
+        if not moving.any():
+            return
+        quantum = MOVE_QUANTUM / self.options.speed
+        seconds = max(math.ceil(distance[i] / speeds[i] / quantum - 1e-9) * quantum for i in np.nonzero(moving)[0])
+        n = step_count(seconds, DT)
+        start = self.target.copy()
+        for k in range(1, n + 1):
+            s = smoothstep(k / n)
+            self._command((1 - s) * start + s * goals, yaws)
+            self.sim.step()
+        self.target, self.yaw = goals, yaws
+        self.tracking_mm[name] = np.linalg.norm(self.tcp() - goals, axis=1) * 1000
+        self.hold(self.settle_steps(SETTLE_MOVE))
+
+    def grip(self, opening: float, force: float) -> None:
+        """Command every active gripper to ``opening`` with ``force`` per finger, then settle."""
+        ids = np.nonzero(self.active)[0].tolist()
+        if ids:
+            self.gripper.command(opening, force, env_ids=ids)
+            self.gripper_open[ids] = opening >= OPENING
+        self.hold(self.settle_steps(SETTLE_GRIPPER))
+
+    def fail(self, env: int, reason: str) -> None:
+        """Stop one environment: it keeps its tcp target and opens its gripper."""
+        if not self.active[env]:
+            return
+        self.active[env] = False
+        self.failures[env] = reason
+        self.gripper.command(OPENING, GRIP_FORCE, env_ids=[env])
+        self.gripper_open[env] = True
+
+    def close(self) -> None:
+        """Release the simulation."""
+        self.sim.close()
+
+
+class SimulatedArm:
+    """The :class:`~simulo.apps.pick_place.hardware.RobotArm` of a one-environment cell.
+
+    Moves are named for the collision check's errors from ``move_names`` in order (``"move N"`` after that).
+    A move to where the tcp already is does nothing (the seed starts at the hover pose).
+    """
+
+    def __init__(self, cell: PickPlaceCell, move_names: Sequence[str] = ()) -> None:
+        if cell.num_envs != 1:
+            raise SimuloValueError(f"SimulatedArm drives a one-environment cell, got {cell.num_envs} environments")
+        self.cell = cell
+        self.move_names = list(move_names)
+        self.moves = 0
+
+    def move_linear(self, x: float, y: float, z: float, yaw: float, speed: float) -> None:
+        """Move the tcp in a straight line to (x, y, z) with the fingers across ``yaw`` at ``speed`` m/s."""
+        name = self.move_names[self.moves] if self.moves < len(self.move_names) else f"move {self.moves + 1}"
+        self.moves += 1
+        self.cell.move(name, np.array([[x, y, z]]), np.array([yaw]), np.array([speed]))
+
+
+class SimulatedGripper:
+    """The :class:`~simulo.apps.pick_place.hardware.Gripper` of a one-environment cell.
+
+    ``open`` on an open gripper does nothing; ``close`` squeezes towards the centre line; both settle
+    240 steps (1 s). ``holding_object`` is :meth:`PickPlaceCell.holding`.
+    """
+
+    def __init__(self, cell: PickPlaceCell) -> None:
+        if cell.num_envs != 1:
+            raise SimuloValueError(f"SimulatedGripper drives a one-environment cell, got {cell.num_envs} environments")
+        self.cell = cell
+
+    def open(self) -> None:
+        """Open the fingers to 35 mm each and wait for them."""
+        if not self.cell.gripper_open[0]:
+            self.cell.grip(OPENING, GRIP_FORCE)
+
+    def close(self, force: float) -> None:
+        """Drive the fingers past the cube faces so they squeeze it with ``force`` N each."""
+        self.cell.grip(0.0, force)
+
+    def holding_object(self) -> bool:
+        """Finger gap about the cube size and contact on both fingers."""
+        return bool(self.cell.holding()[0])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PickResult:
+    """What happened to one cube in one environment.
+
+    Attributes:
+        start_tcp: Tcp at the start (m), or None if not measured (a later cube of a stack).
+        start_cube: Cube centre at the start, m.
+        approach_error_mm: Tcp distance from the grasp point after the approach and settling.
+        finger_gap_mm: Finger gap after closing.
+        contact_points: Contact points between the robot and the cube after closing.
+        finger_contacts: Contact points of each finger with the cube after closing.
+        grasped: Whether the grasp check passed.
+        lift_below_mm: Cube centre below the tcp after the lift (None if no lift).
+        lift_sideways_mm: Horizontal cube offset from the tcp after the lift.
+        slipped: Whether the cube sank more than :data:`SLIP_THRESHOLD` relative to the tcp during the lift.
+        final_position: Cube centre at the end, m.
+        final_rpy_deg: Cube roll, pitch, yaw at the end, degrees.
+        target: Where the cube should end (its centre), m.
+        xy_error_mm: Horizontal distance from the target.
+        passed: Within :data:`TOLERANCE` horizontally and :data:`Z_TOLERANCE` vertically, grasp held.
+        failure: Why the run stopped early, or None.
+        tracking_mm: Tcp distance from each move's goal when the move ends (before settling).
+    """
+
+    start_tcp: tuple[float, ...] | None
+    start_cube: tuple[float, ...]
+    approach_error_mm: float
+    finger_gap_mm: float
+    contact_points: int
+    finger_contacts: tuple[int, ...]
+    grasped: bool
+    lift_below_mm: float | None
+    lift_sideways_mm: float | None
+    slipped: bool | None
+    final_position: tuple[float, ...]
+    final_rpy_deg: tuple[float, ...]
+    target: tuple[float, ...]
+    xy_error_mm: float
+    passed: bool
+    failure: str | None
+    tracking_mm: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run of the app (one environment).
+
+    Attributes:
+        picks: One :class:`PickResult` per cube moved (two when stacking).
+        passed: Every pick passed.
+        steps: Physics steps simulated.
+        sim_time: Simulated seconds.
+        options: The options of the run.
+        ik_comparison_mm: With the numeric solver, the approach tcp error of both solvers
+            (``{"closed-form": ..., "numeric": ...}``); empty otherwise.
+    """
+
+    picks: tuple[PickResult, ...]
+    passed: bool
+    steps: int
+    sim_time: float
+    options: AppOptions
+    ik_comparison_mm: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every number."""
+        out = asdict(self)
+        out["options"]["fixtures"] = [asdict(f) for f in self.options.fixtures]
+        return out
+
+
+class _Recorder:
+    """Collects one environment's numbers as the phases complete (the ``on_phase`` callback)."""
+
+    def __init__(self, cell: PickPlaceCell, cube: int, target: Sequence[float]) -> None:
+        self.cell = cell
+        self.cube = cube
+        self.target = tuple(float(v) for v in target)
+        self.values: dict[str, Any] = {}
+
+    def __call__(self, phase: str) -> None:
+        self.record(phase, 0)
+
+    def record(self, phase: str, env: int) -> None:
+        """Measure what the phase just done shows, for environment ``env``."""
+        cell, v = self.cell, self.values
+        if phase == "approach":
+            v["approach"] = float(np.linalg.norm(cell.tcp()[env] - cell.target[env]) * 1000)
+        elif phase == "close":
+            v["gap"] = float(cell.finger_gap()[env] * 1000)
+            v["contacts"] = int(cell.contact_points(self.cube)[env])
+            v["finger_contacts"] = tuple(int(c) for c in cell.finger_contacts(self.cube)[env])
+            v["below_at_grasp"] = float(cell.tcp()[env, 2] - cell.cube_pose(self.cube)[env, 2])
+        elif phase == "lift":
+            offset = cell.cube_pose(self.cube)[env, :3] - cell.tcp()[env]
+            v["below"] = float(-offset[2] * 1000)
+            v["sideways"] = float(np.linalg.norm(offset[:2]) * 1000)
+            v["slipped"] = bool(-offset[2] - v["below_at_grasp"] > SLIP_THRESHOLD)
+
+    def result(self, start_tcp: tuple[float, ...] | None, start_cube: tuple[float, ...], grasped: bool,
+               failure: str | None, env: int = 0) -> PickResult:
+        """The pick's result from the values recorded and the cube's pose now."""
+        v, cell = self.values, self.cell
+        pose = cell.cube_pose(self.cube)[env]
+        rpy = tuple(math.degrees(a) for a in euler_from_quat(pose[3:]))
+        xy_err = float(np.linalg.norm(pose[:2] - np.asarray(self.target[:2])))
+        passed = failure is None and grasped and xy_err < TOLERANCE and abs(pose[2] - self.target[2]) < Z_TOLERANCE
+        return PickResult(
+            start_tcp=start_tcp, start_cube=start_cube, approach_error_mm=v.get("approach", float("nan")),
+            finger_gap_mm=v.get("gap", float("nan")), contact_points=v.get("contacts", 0),
+            finger_contacts=v.get("finger_contacts", (0, 0)), grasped=grasped, lift_below_mm=v.get("below"),
+            lift_sideways_mm=v.get("sideways"), slipped=v.get("slipped"), final_position=tuple(pose[:3].tolist()),
+            final_rpy_deg=rpy, target=self.target, xy_error_mm=xy_err * 1000, passed=bool(passed), failure=failure,
+            tracking_mm={k: float(a[env]) for k, a in cell.tracking_mm.items()})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Experiments
+# ---------------------------------------------------------------------------------------------------------
+def _one_cube(xy: Sequence[float], yaw: float) -> CubeStart:
+    return CubeStart(np.array([xy[:2]], dtype=np.float64), np.array([yaw], dtype=np.float64))
+
+
+def _pick_once(cell: PickPlaceCell, arm: SimulatedArm, gripper: SimulatedGripper, plan: PickPlacePlan, cube: int,
+               on_line: Callable[[str], None] | None, prefix: str = "") -> PickResult:
+    """Run the hardware sequence for one cube of a one-environment cell and measure it."""
+    cell.grasp_cube = cube
+    recorder = _Recorder(cell, cube, plan.place)
+    start_cube = tuple(cell.cube_pose(cube)[0, :3].tolist())
+
+    def on_phase(phase: str) -> None:
+        recorder(phase)
+        if on_line is not None:
+            line = _phase_line(phase, recorder.values)
+            if line is not None:
+                on_line(prefix + line)
+
+    arm.move_names = [s.phase for s in plan.steps() if s.kind == "move"]
+    arm.moves = 0
+    outcome = run_pick_and_place(arm, gripper, plan, on_phase=on_phase)
+    if outcome.failure is not None:
+        cell.fail(0, outcome.failure)
+        if on_line is not None:
+            on_line(prefix + cell.grasp_failure(0))
+    return recorder.result(None, start_cube, outcome.grasped, cell.failures[0])
+
+
+def _phase_line(phase: str, v: dict[str, Any]) -> str | None:
+    if phase == "approach":
+        return f"approach: tcp error {v['approach']:.1f} mm"
+    if phase == "close":
+        return (f"close: finger gap {v['gap']:.1f} mm (cube is {CUBE_SIZE * 1000:.0f} mm), "
+                f"contact points {v['contacts']}")
+    if phase == "lift":
+        return f"lift: cube centre {v['below']:.1f} mm below the tcp, {v['sideways']:.1f} mm off-centre sideways"
+    if phase == "release":
+        return "release: gripper open"
+    return None
+
+
+def _start_line(tcp: Sequence[float], cube: Sequence[float]) -> str:
+    return f"start: tcp at {np.round(np.asarray(tcp), 4)}, cube at {np.round(np.asarray(cube), 4)}"
+
+
+def run_pick_place(options: AppOptions = AppOptions(), on_line: Callable[[str], None] | None = None,
+                   stack: bool = False) -> RunResult:
+    """The seed's run (and, with ``stack``, a second cube placed on the first), one environment.
+
+    Args:
+        options: Cell options (coupling, friction, IK solver, speed, fixtures).
+        on_line: Called with each status line as the run goes (the phase lines; not the summary).
+        stack: After the first cube, pick a second one from :data:`SECOND_CUBE` and put it on the first.
+
+    Returns:
+        The result. With the numeric solver, ``ik_comparison_mm`` also holds the closed-form run's
+        approach error (a second, closed-form run is made for it).
+
+    Raises:
+        CollisionError: A move would collide with the floor or a fixture (named in the message).
+    """
+    cubes = [_one_cube(PICK, CUBE_YAW)]
+    if stack:
+        cubes.append(_one_cube(SECOND_CUBE, SECOND_CUBE_YAW))
+    home = np.array([[PICK[0], PICK[1], HOVER_Z]])
+    cell = PickPlaceCell(cubes, home, np.array([CUBE_YAW]), options)
+    try:
+        arm, gripper = SimulatedArm(cell), SimulatedGripper(cell)
+        cell.gripper.command(OPENING, GRIP_FORCE)
+        cell.gripper_open[0] = True
+        cell.hold(SETTLE_START)
+        start_tcp = tuple(cell.tcp()[0].tolist())
+        first_cube = tuple(cell.cube_pose(0)[0, :3].tolist())
+        if on_line is not None:
+            on_line(_start_line(start_tcp, first_cube))
+        if stack:
+            cell.obstacles[0] = [_cube_fixture(cell, 1)]
+        picks = [replace(_pick_once(cell, arm, gripper, seed_plan(speed=options.speed), 0, on_line),
+                         start_tcp=start_tcp)]
+        if stack and cell.active[0]:
+            cell.obstacles[0] = [_cube_fixture(cell, 0)]
+            top = (PLACE[0], PLACE[1], PLACE[2] + CUBE_SIZE)
+            plan = seed_plan(SECOND_CUBE, top, SECOND_CUBE_YAW, speed=options.speed)
+            picks.append(_pick_once(cell, arm, gripper, plan, 1, on_line, prefix="stack: "))
+        cell.hold(cell.settle_steps(SETTLE_END))
+        picks = [replace(p, **_final(cell, k, p)) for k, p in enumerate(picks)]
+        comparison: dict[str, float] = {}
+        if options.ik == "numeric":
+            reference = run_pick_place(replace(options, ik="closed-form"))
+            comparison = {"closed-form": reference.picks[0].approach_error_mm,
+                          "numeric": picks[0].approach_error_mm}
+        return RunResult(picks=tuple(picks), passed=all(p.passed for p in picks) and len(picks) == len(cubes),
+                         steps=cell.sim.step_count, sim_time=cell.sim.time, options=options,
+                         ik_comparison_mm=comparison)
+    finally:
+        cell.close()
+
+
+def _cube_fixture(cell: PickPlaceCell, k: int) -> BoxFixture:
+    pose = cell.cube_pose(k)[0]
+    return BoxFixture(f"cube {k + 1}", tuple(pose[:3].tolist()), (CUBE_SIZE / 2,) * 3,
+                      euler_from_quat(pose[3:])[2])
+
+
+def _final(cell: PickPlaceCell, k: int, pick: PickResult) -> dict[str, Any]:
+    """The end-of-run fields of a pick, measured now."""
+    pose = cell.cube_pose(k)[0]
+    xy_err = float(np.linalg.norm(pose[:2] - np.asarray(pick.target[:2])))
+    ok = pick.failure is None and pick.grasped and xy_err < TOLERANCE and abs(pose[2] - pick.target[2]) < Z_TOLERANCE
+    return {"final_position": tuple(pose[:3].tolist()),
+            "final_rpy_deg": tuple(math.degrees(a) for a in euler_from_quat(pose[3:])),
+            "xy_error_mm": xy_err * 1000, "passed": bool(ok)}
+
+
+def report_lines(result: RunResult) -> list[str]:
+    """The summary lines printed after the phase lines: final pose, tilt, verdict, steps (and comparisons)."""
+    lines = []
+    names = ["cube", "second cube"]
+    for k, pick in enumerate(result.picks):
+        x, y, z = pick.final_position
+        roll, pitch, yaw = pick.final_rpy_deg
+        lines.append(f"{names[k]} final position: x={x:.4f} y={y:.4f} z={z:.4f} m")
+        lines.append(f"{names[k]} final tilt: roll {roll:.2f} deg, pitch {pitch:.2f} deg, yaw {yaw:.1f} deg")
+    for k, pick in enumerate(result.picks):
+        label = "" if k == 0 else f"{names[k]}: "
+        lines.append(f"{label}xy error {pick.xy_error_mm:.1f} mm, tolerance {TOLERANCE * 1000:.0f} mm: "
+                     f"{'PASS' if pick.passed else 'FAIL'}")
+    if result.ik_comparison_mm:
+        c = result.ik_comparison_mm
+        lines.append(f"ik: tcp error after the approach: closed-form {c['closed-form']:.1f} mm, "
+                     f"numeric (DLS on the tcp Jacobian) {c['numeric']:.1f} mm")
+    if result.options.speed != 1.0:
+        pick = result.picks[0]
+        track = ", ".join(f"{k} {v:.1f}" for k, v in pick.tracking_mm.items())
+        slip = "n/a" if pick.slipped is None else ("slipped" if pick.slipped else "no slip")
+        lines.append(f"speed x{result.options.speed:g} (position gain {result.options.position_gain:.2f}): "
+                     f"tcp tracking error at the end of each move, mm: {track}; lift: {slip}")
+    lines.append(f"simulated {result.sim_time:.1f} s in {result.steps} steps")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Batched trials
+# ---------------------------------------------------------------------------------------------------------
+TRIAL_RADIUS = (0.30, 0.50)
+"""Range of the cube's horizontal distance from the arm's base axis in random trials, m."""
+TRIAL_BEARING = (-math.pi / 3, math.pi / 9)
+"""Range of the cube's bearing from the arm's x axis in random trials, rad (away from the place target)."""
+
+
+def sample_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.0
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Cube starts and the planner's estimates of them for ``num`` trials.
+
+    Starts are uniform by area over the annular sector :data:`TRIAL_RADIUS` x :data:`TRIAL_BEARING` (all
+    reachable from above), with a uniform yaw in [-45, 45) degrees (a cube looks the same every 90). The
+    estimate adds Gaussian noise of standard deviation ``noise_mm`` to x and y and ``noise_deg`` to the yaw.
+    All of it comes from ``numpy.random.default_rng(seed)``: first the starts, then the noise, so the
+    starts do not depend on the noise level.
+
+    Args:
+        num: Number of trials, >= 1.
+        seed: Generator seed.
+        noise_mm: Position noise, mm (>= 0).
+        noise_deg: Yaw noise, degrees (>= 0).
+
+    Returns:
+        ``(true, estimate)``, each (num, 3) rows of ``[x, y, yaw]``.
+
+    Raises:
+        SimuloValueError: A bad count, seed or noise level.
+    """
+    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
+        raise SimuloValueError(f"number of trials must be an integer >= 1, got {num!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise SimuloValueError(f"seed must be an integer >= 0, got {seed!r}")
+    for name, value in (("noise_mm", noise_mm), ("noise_deg", noise_deg)):
+        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise SimuloValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    rng = np.random.default_rng(seed)
+    r = np.sqrt(rng.uniform(TRIAL_RADIUS[0] ** 2, TRIAL_RADIUS[1] ** 2, num))
+    bearing = rng.uniform(*TRIAL_BEARING, num)
+    yaw = rng.uniform(-math.pi / 4, math.pi / 4, num)
+    true = np.stack([r * np.cos(bearing), r * np.sin(bearing), yaw], axis=1)
+    noise = rng.normal(0.0, 1.0, (num, 3)) * np.array([noise_mm / 1000, noise_mm / 1000, math.radians(noise_deg)])
+    return true, true + noise
+
+
+@dataclass(frozen=True)
+class TrialsResult:
+    """``N`` random-start trials run as ``N`` environments of one simulation.
+
+    Attributes:
+        seed: Generator seed.
+        noise_mm: Position noise of the estimate (standard deviation), mm.
+        noise_deg: Yaw noise of the estimate (standard deviation), degrees.
+        starts: True cube starts ``[x, y, yaw]`` per trial.
+        estimates: The planner's estimates ``[x, y, yaw]`` per trial.
+        picks: Result per trial.
+        passed: Number of trials that passed.
+        steps: Physics steps (every environment ran them all).
+        sim_time: Simulated seconds.
+        worlds: PyBullet worlds the environments were split over.
+        options: The options of the run.
+    """
+
+    seed: int
+    noise_mm: float
+    noise_deg: float
+    starts: tuple[tuple[float, float, float], ...]
+    estimates: tuple[tuple[float, float, float], ...]
+    picks: tuple[PickResult, ...]
+    passed: int
+    steps: int
+    sim_time: float
+    worlds: int
+    options: AppOptions
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every number."""
+        out = asdict(self)
+        out["options"]["fixtures"] = [asdict(f) for f in self.options.fixtures]
+        return out
+
+
+def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Callable[[str], None] | None = None
+              ) -> None:
+    """Run :func:`~simulo.apps.pick_place.hardware.run_pick_and_place`'s sequence in every environment at once.
+
+    ``plans[i]`` is environment ``i``'s plan; every plan has the same steps, so every environment runs the
+    same phase timeline. After ``close`` each environment is checked on its own: one that fails the grasp
+    check stops (its tcp holds still, its gripper opens) and is marked failed; the others go on. A move
+    the collision check refuses fails that environment the same way.
+
+    Args:
+        cell: The cell (``len(plans)`` environments).
+        plans: One plan per environment.
+        on_phase: Called with each phase name once every environment has done it.
+    """
+    if len(plans) != cell.num_envs:
+        raise SimuloValueError(f"run_batch needs one plan per environment ({cell.num_envs}), got {len(plans)}")
+    for steps in zip(*(plan.steps() for plan in plans)):
+        first = steps[0]
+        if first.kind == "open":
+            if not cell.gripper_open[cell.active].all():
+                cell.grip(OPENING, GRIP_FORCE)
+        elif first.kind == "close":
+            cell.grip(0.0, first.force)  # type: ignore[arg-type]
+        else:
+            cell.move(first.phase, np.array([s.target for s in steps]), np.array([p.yaw for p in plans]),
+                      np.array([s.speed for s in steps]), on_collision="fail")
+        if on_phase is not None:
+            on_phase(first.phase)
+        if first.kind == "close":
+            holding = cell.holding()
+            for i in np.nonzero(cell.active & ~holding)[0]:
+                cell.fail(int(i), cell.grasp_failure(int(i)))
+
+
+def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.0,
+               options: AppOptions = AppOptions()) -> TrialsResult:
+    """``num`` pick-and-place trials from random cube starts, batched as environments of one simulation.
+
+    Each trial plans from its (possibly noisy) estimate of the cube pose: the arm starts above the
+    estimate and the grasp, yaw and place are planned from it; the result is judged on the true cube.
+
+    Args:
+        num: Number of trials (environments).
+        seed: Generator seed (see :func:`sample_trials`).
+        noise_mm: Position noise of the estimate, mm.
+        noise_deg: Yaw noise of the estimate, degrees.
+        options: Cell options.
+
+    Returns:
+        Per-trial results and the pass count. The same arguments give the same numbers.
+    """
+    true, est = sample_trials(num, seed, noise_mm, noise_deg)
+    cubes = [CubeStart(true[:, :2].copy(), true[:, 2].copy())]
+    home = np.stack([est[:, 0], est[:, 1], np.full(num, HOVER_Z)], axis=1)
+    cell = PickPlaceCell(cubes, home, est[:, 2].copy(), options)
+    try:
+        cell.gripper.command(OPENING, GRIP_FORCE)
+        cell.gripper_open[:] = True
+        cell.hold(SETTLE_START)
+        plans = [seed_plan((est[i, 0], est[i, 1], CUBE_SIZE / 2), PLACE, float(est[i, 2]), options.speed)
+                 for i in range(num)]
+        recorder = _BatchRecorder(cell, PLACE)
+        run_batch(cell, plans, on_phase=recorder)
+        cell.hold(cell.settle_steps(SETTLE_END))
+        picks = tuple(recorder.result(i) for i in range(num))
+        return TrialsResult(seed=seed, noise_mm=float(noise_mm), noise_deg=float(noise_deg),
+                            starts=tuple(tuple(r) for r in true.tolist()), estimates=tuple(tuple(r) for r in est.tolist()),
+                            picks=picks, passed=sum(p.passed for p in picks), steps=cell.sim.step_count,
+                            sim_time=cell.sim.time, worlds=cell.sim.worlds, options=options)
+    finally:
+        cell.close()
+
+
+class _BatchRecorder:
+    """One :class:`_Recorder` per environment, fed by :func:`run_batch`'s ``on_phase``."""
+
+    def __init__(self, cell: PickPlaceCell, target: Sequence[float]) -> None:
+        self.cell = cell
+        self.recorders = [_Recorder(cell, 0, target) for _ in range(cell.num_envs)]
+        self.start_cube = cell.cube_pose(0)[:, :3].copy()
+
+    def __call__(self, phase: str) -> None:
+        for i, rec in enumerate(self.recorders):
+            if phase != "lift" or self.cell.active[i]:
+                rec.record(phase, i)
+
+    def result(self, env: int) -> PickResult:
+        holding = self.cell.failures[env] is None
+        return self.recorders[env].result(None, tuple(self.start_cube[env].tolist()), holding,
+                                          self.cell.failures[env], env)
+
+
+def trial_lines(result: TrialsResult) -> list[str]:
+    """Per-trial lines and the pass count."""
+    lines = []
+    for i, (start, est, pick) in enumerate(zip(result.starts, result.estimates, result.picks)):
+        off_mm = math.hypot(est[0] - start[0], est[1] - start[1]) * 1000
+        off_deg = math.degrees(est[2] - start[2])
+        verdict = "PASS" if pick.passed else "FAIL"
+        line = (f"trial {i:>{len(str(len(result.picks) - 1))}}: cube at ({start[0]:.4f}, {start[1]:.4f}) yaw "
+                f"{math.degrees(start[2]):5.1f} deg")
+        if result.noise_mm or result.noise_deg:
+            line += f", estimate off {off_mm:.1f} mm {off_deg:+.1f} deg"
+        line += f": xy error {pick.xy_error_mm:.1f} mm, z {pick.final_position[2]:.4f} m: {verdict}"
+        if pick.failure is not None:
+            line += f" ({pick.failure})"
+        lines.append(line)
+    noise = f", noise {result.noise_mm:g} mm {result.noise_deg:g} deg" if result.noise_mm or result.noise_deg else ""
+    lines.append(f"trials: {result.passed}/{len(result.picks)} passed (seed {result.seed}{noise}); "
+                 f"{len(result.picks)} environments of one simulation over {result.worlds} worlds, "
+                 f"simulated {result.sim_time:.1f} s in {result.steps} steps each")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Friction sweep
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SweepResult:
+    """Where the cube starts to slip out of the grasp during the lift.
+
+    Attributes:
+        samples: ``(friction, slipped, sink_mm)`` for every run, in the order run; ``sink_mm`` is how far the
+            cube sank relative to the tcp during the lift.
+        slip_below: The measured threshold: the cube slips at frictions below this, holds above it.
+        contact_friction: The coefficient of the finger-cube contact at the threshold. PyBullet combines
+            two surfaces' coefficients by multiplying them, and the sweep sets both to the same value.
+        coulomb_estimate: ``m g / (2 F)``: the contact coefficient below which two fingers squeezing with
+            ``F`` each cannot hold the cube's weight.
+        grip_force: ``F``, N per finger.
+    """
+
+    samples: tuple[tuple[float, bool, float], ...]
+    slip_below: float
+    contact_friction: float
+    coulomb_estimate: float
+    grip_force: float
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every number."""
+        return asdict(self)
+
+
+def lift_slips(friction: float, options: AppOptions = AppOptions()) -> tuple[bool, float]:
+    """Run the seed's approach, close and lift at one friction coefficient; report slip.
+
+    Returns:
+        ``(slipped, sink_mm)``: whether the cube sank more than :data:`SLIP_THRESHOLD` relative to the tcp
+        during the lift, and by how much. A failed grasp check counts as a slip (nothing was held).
+    """
+    opts = replace(options, friction=friction)
+    cell = PickPlaceCell([_one_cube(PICK, CUBE_YAW)], np.array([[PICK[0], PICK[1], HOVER_Z]]),
+                         np.array([CUBE_YAW]), opts)
+    try:
+        cell.gripper.command(OPENING, GRIP_FORCE)
+        cell.gripper_open[0] = True
+        cell.hold(SETTLE_START)
+        plan = seed_plan(speed=opts.speed)
+        above = np.array([[PICK[0], PICK[1], HOVER_Z]])
+        at = np.array([[PICK[0], PICK[1], GRASP_Z]])
+        yaw, descend = np.array([CUBE_YAW]), np.array([plan.descend_speed])
+        cell.move("approach", at, yaw, descend)
+        cell.grip(0.0, GRIP_FORCE)
+        if not cell.holding()[0]:
+            return True, float("inf")
+        before = cell.tcp()[0, 2] - cell.cube_pose(0)[0, 2]
+        cell.move("lift", above, yaw, np.array([plan.lift_speed]))
+        sink = (cell.tcp()[0, 2] - cell.cube_pose(0)[0, 2]) - before
+        return bool(sink > SLIP_THRESHOLD), float(sink * 1000)
+    finally:
+        cell.close()
+
+
+def friction_sweep(options: AppOptions = AppOptions(), grid: Sequence[float] = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0),
+                   resolution: float = 0.001, on_sample: Callable[[float, bool, float], None] | None = None
+                   ) -> SweepResult:
+    """Find the friction coefficient (cube and fingers alike) below which the cube slips during the lift.
+
+    Runs :func:`lift_slips` over ``grid``, then bisects between the highest slipping and the lowest
+    holding value until the bracket is narrower than ``resolution``.
+
+    Args:
+        options: Cell options (``friction`` is overridden by the sweep).
+        grid: Frictions to try first, ascending; the first should slip and the last hold.
+        resolution: Width of the final bracket.
+        on_sample: Called with ``(friction, slipped, sink_mm)`` after every run.
+
+    Returns:
+        The samples, the measured threshold and the Coulomb estimate.
+
+    Raises:
+        SimuloValueError: The grid is not ascending, or no value slips or none holds.
+    """
+    values = [float(g) for g in grid]
+    if not values or any(b <= a for a, b in zip(values, values[1:])) or values[0] < 0:
+        raise SimuloValueError(f"grid must be ascending frictions >= 0, got {list(grid)!r}")
+    samples: list[tuple[float, bool, float]] = []
+
+    def sample(mu: float) -> bool:
+        slipped, sink = lift_slips(mu, options)
+        samples.append((mu, slipped, sink))
+        if on_sample is not None:
+            on_sample(mu, slipped, sink)
+        return slipped
+
+    outcomes = [sample(mu) for mu in values]
+    holds = [mu for mu, slipped in zip(values, outcomes) if not slipped]
+    if not holds or all(not s for s in outcomes) or holds[0] == values[0]:
+        raise SimuloValueError(f"the grid {values} must start with a friction that slips and end with one that "
+                               f"holds; slipped: {outcomes}")
+    hi = holds[0]
+    lo = max(mu for mu, slipped in zip(values, outcomes) if slipped and mu < hi)
+    while hi - lo > resolution:
+        mid = round((lo + hi) / 2, 6)
+        if sample(mid):
+            lo = mid
+        else:
+            hi = mid
+    threshold = round((lo + hi) / 2, 4)
+    g = 9.81
+    return SweepResult(samples=tuple(samples), slip_below=threshold, contact_friction=threshold * threshold,
+                       coulomb_estimate=CUBE_MASS * g / (2 * GRIP_FORCE), grip_force=GRIP_FORCE)
+
+
+def sweep_lines(result: SweepResult) -> list[str]:
+    """Lines describing a friction sweep."""
+    lines = [f"friction {mu:.4f}: {'slips' if slipped else 'holds'} (cube sank {sink:.1f} mm during the lift)"
+             for mu, slipped, sink in sorted(result.samples)]
+    lines.append(f"slip threshold: friction {result.slip_below:.3f} on the cube and the fingers "
+                 f"(contact coefficient {result.contact_friction:.4f}: PyBullet multiplies the two surfaces' values)")
+    lines.append(f"Coulomb estimate: 2 mu F >= m g with F = {result.grip_force:.0f} N per finger, m = {CUBE_MASS} kg "
+                 f"gives mu* = {result.coulomb_estimate:.4f} for the contact")
+    return lines
