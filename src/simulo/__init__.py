@@ -62,6 +62,9 @@ _LAZY: dict[str, str] = {
     "PPOConfig": "simulo.runtime.training.config",
     "PolicyPlayer": "simulo.runtime.training.player",
     "RLPlayer": "simulo.runtime.training.player",
+    "evaluate": "simulo.runtime.evaluation",
+    "preview": "simulo.runtime.preview",
+    "PolicyCheckpoint": "simulo.platform.checkpoint",
     # platform: apps, jobs, `simulo run`
     "App": "simulo.platform.app",
     "JobType": "simulo.platform.systems",

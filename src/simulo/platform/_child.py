@@ -1,7 +1,8 @@
 """Private: one attempt of a job, in its own process (started by :mod:`simulo.platform.runner`).
 
 Usage: ``python -m simulo.platform._child SPEC_JSON``. Imports the app file in execution mode,
-parses the job flags, sets the run context, calls the job and writes ``result.json``; on an
+parses the job flags (resolving ``--policy``-style checkpoint references against the app's runs
+folder), sets the run context, calls the job and writes ``result.json``; on an
 exception it prints the traceback and writes ``attempt-<n>.error.json``, and exits with 1.
 """
 
@@ -14,9 +15,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from simulo.errors import JobError, SimuloValueError
+from simulo.platform.checkpoint import PolicyCheckpoint
 from simulo.platform.context import RunContext, running
 from simulo.platform.jobs import load_app_file
-from simulo.platform.params import job_flags, parse_flags
+from simulo.platform.params import Flag, job_flags, parse_flags
 
 
 def _to_json(value: Any) -> Any:
@@ -36,6 +39,22 @@ def _to_json(value: Any) -> Any:
     raise TypeError(f"the job returned a {type(value).__name__}, which cannot be saved as JSON: {value!r}")
 
 
+def _resolve_checkpoints(flags: list[Flag], kwargs: dict[str, Any], run: RunContext) -> dict[str, Any]:
+    """Replace each ``--policy``-style reference by its :class:`PolicyCheckpoint`, found in the app's runs folder."""
+    app_runs_dir = run.run_dir.parent.parent  # RUNS/<app>/<job>/<NNNN>
+    for flag in flags:
+        value = kwargs.get(flag.name)
+        if flag.kind != "checkpoint" or not isinstance(value, str):
+            continue
+        try:
+            resolved = PolicyCheckpoint.resolve(value, app_runs_dir)
+        except SimuloValueError as exc:
+            raise JobError(f"{flag.flag}: {exc}") from exc
+        print(f"simulo run: {flag.flag} {value} -> {resolved.path} ({resolved.checkpoint})", file=sys.stderr, flush=True)
+        kwargs[flag.name] = resolved
+    return kwargs
+
+
 def _hook(callbacks: tuple[Any, ...], name: str, *args: Any) -> None:
     for callback in callbacks:
         method = getattr(callback, name, None)
@@ -52,7 +71,8 @@ def main(spec_text: str) -> int:
     try:
         job = load_app_file(spec["file"], discovery=False).select(spec["job"])
         callbacks = job.spec.callbacks
-        kwargs = parse_flags(job_flags(job.spec.fn), spec["argv"])
+        flags = job_flags(job.spec.fn)
+        kwargs = _resolve_checkpoints(flags, parse_flags(flags, spec["argv"]), run)
         _hook(callbacks, "on_job_start", job_id)
         with running(job.app, run):
             result = job.spec.fn(**kwargs)

@@ -12,6 +12,8 @@ annotation                    accepted values
 ``Literal["a", 2]``           one of the listed values
 an ``Enum`` subclass          a member's name or value
 ``Optional[T]`` / ``T | None``  a ``T``, or ``none``
+``simulo.PolicyCheckpoint``   a checkpoint reference (``best.pt``, ``RUN_DIR:best``, ``latest``);
+                              the job's process resolves it (:mod:`simulo.platform.checkpoint`)
 ============================  ==========================================================
 
 A parameter without a default is a required flag. A parameter of another type (``list[int]``) gets
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 from simulo.errors import JobError
+from simulo.platform.checkpoint import REFERENCE_HELP, PolicyCheckpoint
 
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
@@ -45,8 +48,8 @@ class Flag:
 
     Attributes:
         name: The parameter name.
-        kind: ``int``, ``float``, ``str``, ``bool``, ``path``, ``literal``, ``enum``, or
-            ``unsupported`` (no flag).
+        kind: ``int``, ``float``, ``str``, ``bool``, ``path``, ``literal``, ``enum``, ``checkpoint``
+            (the reference text, resolved in the job's process), or ``unsupported`` (no flag).
         optional: Whether ``none`` is accepted.
         required: Whether the parameter has no default.
         default: The default (``inspect.Parameter.empty`` when required).
@@ -83,7 +86,8 @@ class Flag:
     def metavar(self) -> str:
         if self.kind in ("literal", "enum"):
             return "{" + ",".join(str(_choice_text(c)) for c in self.choices) + "}"
-        return {"int": "INT", "float": "FLOAT", "str": "TEXT", "path": "PATH", "bool": "BOOL"}.get(self.kind, "VALUE")
+        return {"int": "INT", "float": "FLOAT", "str": "TEXT", "path": "PATH", "bool": "BOOL",
+                "checkpoint": "CHECKPOINT"}.get(self.kind, "VALUE")
 
     def convert(self, raw: str) -> Any:
         """Convert one command-line value to the parameter's type.
@@ -112,6 +116,10 @@ class Flag:
             raise ValueError(raw)
         if self.kind == "path":
             return Path(raw)
+        if self.kind == "checkpoint":
+            if not raw.strip():
+                raise ValueError(raw)
+            return raw.strip()
         if self.kind in ("literal", "enum"):
             for choice in self.choices:
                 if raw == str(_choice_text(choice)) or (isinstance(choice, enum.Enum) and raw == choice.name):
@@ -175,6 +183,8 @@ def _classify(annotation: Any, default: Any) -> tuple[str, bool, tuple[Any, ...]
     if origin is Literal:
         choices = typing.get_args(annotation)
         return "literal", optional, choices, "one of " + ", ".join(repr(c) for c in choices) + suffix
+    if _is_checkpoint_type(annotation):
+        return "checkpoint", optional, (), "checkpoint: " + REFERENCE_HELP + suffix
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         choices = tuple(annotation)
         return "enum", optional, choices, "one of " + ", ".join(repr(_choice_text(c)) for c in choices) + suffix
@@ -184,6 +194,15 @@ def _classify(annotation: Any, default: Any) -> tuple[str, bool, tuple[Any, ...]
                 kind = "path" if scalar is Path else scalar.__name__
                 return kind, optional, (), text + suffix
     return "unsupported", False, (), _describe(annotation)
+
+
+def _is_checkpoint_type(annotation: Any) -> bool:
+    """``simulo.PolicyCheckpoint``, or the SDK's class of that name (``simulo.interfaces``)."""
+    return (
+        isinstance(annotation, type)
+        and annotation.__name__ == PolicyCheckpoint.__name__
+        and annotation.__module__.split(".")[0] == "simulo"
+    )
 
 
 def job_flags(fn: Callable[..., Any]) -> list[Flag]:
