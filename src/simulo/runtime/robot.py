@@ -182,6 +182,7 @@ class _Runtime:
         self.torque = np.zeros((n, j))
         self.mode = np.zeros((n, j), dtype=np.int8)
         self.base_motor_force = self.motor_force.copy()
+        self.any_pd = bool(self.is_pd.any())
 
     @property
     def num_envs(self) -> int:
@@ -596,9 +597,8 @@ class Robot:
         rt = self._rt
         assert rt is not None
         rt.batch.read_joints(rt.q, rt.qd, rt.effort)
-        torque_cols = rt.mode == 3
-        rt.effort[torque_cols] = rt.torque[torque_cols]
-        rt.effort[rt.mode == 0] = 0.0
+        np.copyto(rt.effort, rt.torque, where=rt.mode == 3)
+        np.copyto(rt.effort, 0.0, where=rt.mode == 0)
 
     # -- flush -----------------------------------------------------------------------------------------------
     def _flush(self) -> None:
@@ -618,7 +618,7 @@ class Robot:
         mode[vel_set] = 2
         mode[pos_set] = 1
         pd = rt.is_pd
-        if pd.any():  # PD joints: an explicit torque while any target is set, passive otherwise
+        if rt.any_pd:  # PD joints: an explicit torque while any target is set, passive otherwise
             mode[:, pd] = 3 * (pos_set | vel_set | eff_set)[:, pd]
             pd_torque = rt.kp * (pos_t - rt.q) * pos_set + rt.kd * (vel_t - rt.qd) * (pos_set | vel_set) + torque
             torque = np.where(pd[None, :], pd_torque, torque)

@@ -11,8 +11,9 @@ PyBullet id. Poses are ``[x, y, z, qw, qx, qy, qz]`` of the URDF link frame (not
 
 from __future__ import annotations
 
+import operator
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pybullet as p
@@ -32,13 +33,16 @@ MAX_ENVS_PER_WORLD = 28
 #: Collision group of PyBullet's static objects (the shared ground plane keeps it).
 _STATIC_GROUP = 2
 
-#: Some joint columns of one environment: (a slice when contiguous, else a list; their PyBullet indices).
-_Columns = tuple[slice | list[int], list[int]] | None
+#: Some joint columns of one environment: (a function taking them from a row list, their PyBullet indices).
+_Columns = tuple[Callable[[list[float]], list[float]], list[int]] | None
 
 
-def _take(row: list[float], cols: slice | list[int]) -> list[float]:
-    """The entries ``cols`` of one row of a ``tolist()``-ed array."""
-    return row[cols] if isinstance(cols, slice) else [row[j] for j in cols]
+def _picker(cols: list[int]) -> Callable[[list[float]], list[float]]:
+    """A function returning the entries ``cols`` (sorted, distinct) of a row list, as a list."""
+    if cols[-1] - cols[0] + 1 == len(cols):
+        return operator.itemgetter(slice(cols[0], cols[-1] + 1))
+    get = operator.itemgetter(*cols)
+    return lambda row: list(get(row))
 
 
 class PyBulletEngine:
@@ -331,20 +335,18 @@ class ArticulationBatch:
         for i, (w, b) in enumerate(self.handles):
             pos, vel, trq = plan[i]
             if pos is not None:
-                cols, joints = pos
+                take, joints = pos
                 p.setJointMotorControlArray(
-                    b, joints, p.POSITION_CONTROL, targetPositions=_take(tp[i], cols),
-                    targetVelocities=_take(tv[i], cols), forces=_take(fmax[i], cols),
-                    positionGains=_take(kp[i], cols), velocityGains=_take(kv[i], cols), physicsClientId=w.cid)
+                    b, joints, p.POSITION_CONTROL, targetPositions=take(tp[i]), targetVelocities=take(tv[i]),
+                    forces=take(fmax[i]), positionGains=take(kp[i]), velocityGains=take(kv[i]),
+                    physicsClientId=w.cid)
             if vel is not None:
-                cols, joints = vel
-                p.setJointMotorControlArray(
-                    b, joints, p.VELOCITY_CONTROL, targetVelocities=_take(tv[i], cols),
-                    forces=_take(fmax[i], cols), velocityGains=_take(kv[i], cols), physicsClientId=w.cid)
+                take, joints = vel
+                p.setJointMotorControlArray(b, joints, p.VELOCITY_CONTROL, targetVelocities=take(tv[i]),
+                                            forces=take(fmax[i]), velocityGains=take(kv[i]), physicsClientId=w.cid)
             if trq is not None:
-                cols, joints = trq
-                p.setJointMotorControlArray(b, joints, p.TORQUE_CONTROL, forces=_take(tq[i], cols),
-                                            physicsClientId=w.cid)
+                take, joints = trq
+                p.setJointMotorControlArray(b, joints, p.TORQUE_CONTROL, forces=take(tq[i]), physicsClientId=w.cid)
 
     def _command_plan(self, mode: np.ndarray, key: bytes
                       ) -> tuple[bool, bool, list[tuple[_Columns, _Columns, _Columns]]]:
@@ -373,8 +375,7 @@ class ArticulationBatch:
         cols = np.flatnonzero(mode_row == kind).tolist()
         if not cols:
             return None
-        contiguous = cols[-1] - cols[0] + 1 == len(cols)
-        return (slice(cols[0], cols[-1] + 1) if contiguous else cols), [self.joint_indices[j] for j in cols]
+        return _picker(cols), [self.joint_indices[j] for j in cols]
 
     def cancel_gravity(self) -> None:
         """Apply, for this step, an upward force of m·g at every link's centre of mass."""
