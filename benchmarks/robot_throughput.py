@@ -11,9 +11,10 @@ environments, the same origins, collision-filter bits, passive fingers and motor
 joint positions agree bit for bit at the end (column ``same``).
 
 Timing: both simulations are built side by side, warmed up, then timed in alternation (contract, raw,
-raw, contract, ...) for ``--repeats`` blocks of a fixed number of steps with ``time.perf_counter``. The
-tables give medians over the blocks; ``spread`` is (max - min) / median of the per-block contract/raw
-ratio, a measure of the noise from other work on the machine.
+raw, contract, ...) for ``--repeats`` blocks of a fixed number of steps with ``time.perf_counter``. Other
+work on the machine only ever slows a block down, so the throughput columns give each loop's fastest block
+and ``ratio`` the median of the back-to-back block pairs' ratios; ``spread`` (range of those ratios over
+their median) shows how noisy the run was.
 
 Goals: contract/raw >= 0.9 at every N; env-steps/s at N = 256 >= 0.8x that at N = 16. A second table
 times N environments over several bounds ``envs_per_world`` (the engine's DEFAULT_ENVS_PER_WORLD is
@@ -152,13 +153,23 @@ def raw_run(num_envs: int, bound: int, origins: np.ndarray) -> Run:
 
 @dataclass
 class Result:
-    """Median env-steps/s of both loops over the timed blocks, and the agreement of their final states."""
+    """Timings of both loops for one layout.
+
+    Attributes:
+        contract: Env-steps/s of the contract loop's fastest block (the one least disturbed by other work).
+        raw: Env-steps/s of the raw loop's fastest block.
+        ratio: Median over the blocks of contract/raw, each pair timed back to back.
+        fast_ratio: ``contract / raw`` of the fastest blocks.
+        spread: (max - min) / median of the per-block ratios: the noise of this measurement.
+        same: Whether both loops end with bit-identical joint positions.
+    """
 
     num_envs: int
     bound: int
     contract: float
     raw: float
     ratio: float
+    fast_ratio: float
     spread: float
     same: bool
 
@@ -185,8 +196,8 @@ def compare(num_envs: int, bound: int, steps: int, warmup: int, repeats: int) ->
         contract.close()
         raw.close()
     ratio = statistics.median(ratios)
-    return Result(num_envs, bound, statistics.median(rates["contract"]), statistics.median(rates["raw"]), ratio,
-                  (max(ratios) - min(ratios)) / ratio, same)
+    best_c, best_r = max(rates["contract"]), max(rates["raw"])
+    return Result(num_envs, bound, best_c, best_r, ratio, best_c / best_r, (max(ratios) - min(ratios)) / ratio, same)
 
 
 def steps_for(num_envs: int, steps: int, min_env_steps: int) -> int:
@@ -223,11 +234,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bounds", type=int, nargs="+", default=[1, 4, 8, 16, MAX_ENVS_PER_WORLD],
                         help="envs_per_world values for the second table (at most %d)" % MAX_ENVS_PER_WORLD)
     parser.add_argument("--bound-envs", type=int, default=64, help="environments for the bounds table")
-    parser.add_argument("--steps", type=int, default=100, help="steps per timed block (default 100)")
-    parser.add_argument("--min-env-steps", type=int, default=3000,
+    parser.add_argument("--steps", type=int, default=50, help="steps per timed block (default 50)")
+    parser.add_argument("--min-env-steps", type=int, default=2000,
                         help="raise the steps per block so a block holds at least this many env-steps")
     parser.add_argument("--warmup", type=int, default=30, help="untimed steps first (default 30)")
-    parser.add_argument("--repeats", type=int, default=4, help="timed blocks per loop (default 4)")
+    parser.add_argument("--repeats", type=int, default=8, help="timed blocks per loop (default 8)")
     parser.add_argument("--profile", type=int, metavar="N", help="only profile the contract loop at N envs")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
     args = parser.parse_args(argv)
@@ -238,37 +249,41 @@ def main(argv: list[str] | None = None) -> int:
         profile(args.profile, args.bound, args.steps * 4)
         return 0
 
-    print(f"pick arm, dt {DT:.5f} s; {args.repeats} alternating blocks per loop, {args.warmup} warm-up steps; "
-          f"load average {load()}")
-    print(f"\nthroughput, envs_per_world = {args.bound} (env-steps/s, medians)")
-    header = f"{'N':>5} {'steps':>6} {'contract':>10} {'raw':>10} {'ratio':>6} {'spread':>7} {'vs N=16':>8} {'same':>5}"
-    print(header)
-    results = []
+    print(f"pick arm, dt {DT:.5f} s; {args.repeats} alternating blocks per loop after {args.warmup} warm-up steps; "
+          f"{os.cpu_count()} CPUs, load average {load()}")
+    print("contract/s, raw/s: env-steps per second of the fastest block; ratio: median of the paired block "
+          "ratios;\nfast: ratio of the fastest blocks; spread: range of the block ratios over their median")
+    print(f"\nthroughput, envs_per_world = {args.bound}")
+    print(f"{'N':>5} {'steps':>6} {'contract/s':>11} {'raw/s':>9} {'ratio':>6} {'fast':>6} {'spread':>7} "
+          f"{'vs N=16':>8} {'raw vs 16':>10} {'same':>5}")
+    results: list[Result] = []
     for n in args.envs:
         steps = steps_for(n, args.steps, args.min_env_steps)
         res = compare(n, args.bound, steps, args.warmup, args.repeats)
         results.append(res)
         ref = next((r for r in results if r.num_envs == 16), None)
         rel = f"{res.contract / ref.contract:.2f}" if ref is not None else "-"
-        print(f"{n:>5} {steps:>6} {res.contract:>10.0f} {res.raw:>10.0f} {res.ratio:>6.3f} {res.spread:>7.1%} "
-              f"{rel:>8} {'yes' if res.same else 'NO':>5}", flush=True)
+        raw_rel = f"{res.raw / ref.raw:.2f}" if ref is not None else "-"
+        print(f"{n:>5} {steps:>6} {res.contract:>11.0f} {res.raw:>9.0f} {res.ratio:>6.3f} {res.fast_ratio:>6.3f} "
+              f"{res.spread:>7.1%} {rel:>8} {raw_rel:>10} {'yes' if res.same else 'NO':>5}", flush=True)
+    worst = min(results, key=lambda r: r.ratio)
+    print(f"goal contract/raw >= {RATIO_GOAL}: {'met' if worst.ratio >= RATIO_GOAL else 'MISSED'} "
+          f"(lowest {worst.ratio:.3f}, at N={worst.num_envs})")
     ref = next((r for r in results if r.num_envs == 16), None)
-    worst = min(r.ratio for r in results)
-    print(f"goal contract/raw >= {RATIO_GOAL}: {'met' if worst >= RATIO_GOAL else 'MISSED'} (lowest {worst:.3f})")
     big = next((r for r in results if r.num_envs == 256), None)
     if ref is not None and big is not None:
         scaling = big.contract / ref.contract
         print(f"goal env-steps/s at N=256 >= {SCALING_GOAL}x N=16: {'met' if scaling >= SCALING_GOAL else 'MISSED'} "
-              f"({scaling:.2f}x)")
+              f"({scaling:.2f}x; the raw loop: {big.raw / ref.raw:.2f}x)")
 
     n = args.bound_envs
     steps = steps_for(n, args.steps, args.min_env_steps)
-    print(f"\nenvs_per_world at N = {n} ({steps} steps per block; env-steps/s, medians)")
-    print(f"{'bound':>5} {'worlds':>6} {'contract':>10} {'raw':>10} {'ratio':>6} {'spread':>7} {'same':>5}")
+    print(f"\nenvs_per_world at N = {n} ({steps} steps per block)")
+    print(f"{'bound':>5} {'worlds':>6} {'contract/s':>11} {'raw/s':>9} {'ratio':>6} {'fast':>6} {'spread':>7} {'same':>5}")
     for bound in args.bounds:
         res = compare(n, bound, steps, args.warmup, args.repeats)
-        print(f"{bound:>5} {-(-n // bound):>6} {res.contract:>10.0f} {res.raw:>10.0f} {res.ratio:>6.3f} "
-              f"{res.spread:>7.1%} {'yes' if res.same else 'NO':>5}", flush=True)
+        print(f"{bound:>5} {-(-n // bound):>6} {res.contract:>11.0f} {res.raw:>9.0f} {res.ratio:>6.3f} "
+              f"{res.fast_ratio:>6.3f} {res.spread:>7.1%} {'yes' if res.same else 'NO':>5}", flush=True)
     print(f"\nload average at the end {load()}")
     return 0
 

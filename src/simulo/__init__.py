@@ -32,6 +32,7 @@ _LAZY: dict[str, str] = {
     "TaskError": "simulo.errors",
     "JobError": "simulo.errors",
     "MissingDependencyError": "simulo.errors",
+    "WorkerError": "simulo.errors",
     # authoring values
     "Pose": "simulo.authoring.pose",
     "Transform": "simulo.authoring.pose",

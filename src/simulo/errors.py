@@ -79,3 +79,7 @@ class JobError(SimuloError):
 
 class MissingDependencyError(SimuloError, ImportError):
     """An optional dependency (an extra such as ``simulo-local[train]``) is not installed."""
+
+
+class WorkerError(SimuloError, RuntimeError):
+    """A Ray worker running part of a sweep or of a batch of environments died, and its work was lost."""

@@ -255,3 +255,34 @@ def test_seeded_reset_repeats_an_episode_start():
     assert torch.equal(env.task.robot.state.joint_positions[1], first)
     env.seeded_reset(1, episode_number=6)
     assert not torch.equal(env.task.robot.state.joint_positions[1], first)
+
+
+def test_build_failure_reports_the_real_error():
+    class Broken(CartpoleTask):
+        def build(self, scene):
+            raise KeyError("no such robot")
+
+    with pytest.raises(TaskError, match=r"Broken.build\(\) failed at env step 0: KeyError"):
+        simulo.LearningEnv(Broken(), num_envs=1)
+
+
+def test_survived_counts_only_the_time_limit():
+    class CutShort(CartpoleTask):
+        episode_length_s = 0.1  # max_episode_length 6: the time limit is reached at step 5
+
+        def get_dones(self):
+            zeros = torch.zeros(self.num_envs, dtype=torch.bool)
+            cut = self.episode_length_buf >= 2
+            cut[1] = False  # environment 1 runs to the time limit
+            return zeros, cut
+
+    task = CutShort()
+    env = simulo.LearningEnv(task, num_envs=2, seed=0)
+    env.reset()
+    _, _, _, trunc, _ = env.step(torch.zeros(2, 1))
+    _, _, _, trunc, _ = env.step(torch.zeros(2, 1))
+    assert trunc.tolist() == [True, False]
+    assert task.survived().tolist() == [False, False]  # cut short by the task is not survival
+    for _ in range(3):
+        env.step(torch.zeros(2, 1))
+    assert task.survived().tolist()[1] is True

@@ -20,7 +20,7 @@ def test_commands_are_buffered_until_the_next_step(cartpole, make) -> None:
     robot.set_joint_position_target(np.array([[0.4], [-0.4]]), joint_ids=[0])
     robot.set_joint_velocity_target(np.array([[1.0], [1.0]]), joint_ids=[0])
     robot.set_joint_effort_target(np.array([[50.0], [50.0]]), joint_ids=[0])
-    # nothing reached the engine yet: stepping the engine's own state shows no motor was set
+    # nothing acts before the next step: the state is unchanged and no effort is reported
     np.testing.assert_array_equal(robot.state.joint_positions, q0)
     np.testing.assert_array_equal(robot.state.joint_efforts, np.zeros((2, 2)))
     sim.step(1)
@@ -242,3 +242,36 @@ def test_actuator_gains_group_keys(group, arm, make, arm_q) -> None:
     sim.step(5)
     np.testing.assert_array_equal(np.asarray(robot.state.joint_efforts), np.zeros((1, 7)))
     np.testing.assert_allclose(robot.state.joint_positions, np.zeros((1, 7)), atol=1e-9)
+
+
+def test_root_pose_and_velocity_round_trip_with_an_offset_centre_of_mass(arm, make) -> None:
+    # the arm's base link has its centre of mass 5 cm above its frame: poses and velocities are of the frame
+    robot, sim = make(arm, num_envs=2, articulation=FREE, sim={"gravity": (0.0, 0.0, 0.0)})
+    quat = simulo.Pose.from_xyz_rpy((0, 0, 0), (0.3, 0.4, 0.5)).quat_wxyz
+    origins = np.asarray(sim.env_origins)
+    target = np.column_stack([origins + [0.1, 0.2, 1.0], np.tile(quat, (2, 1))])
+    robot.set_root_pose(target)
+    np.testing.assert_allclose(robot.state.pose, target, atol=1e-6)
+    np.testing.assert_allclose(robot.get_body_pose("base_link"), target, atol=1e-6)
+    vel = np.tile([0.1, 0.2, 0.3, 1.0, -0.5, 0.7], (2, 1))
+    robot.set_root_velocity(vel)
+    np.testing.assert_allclose(robot.get_root_velocity(), vel, atol=1e-9)
+    before = np.array(robot.state.pose)
+    sim.step(1)
+    # the frame origin moves with the linear velocity that was set (not the centre of mass's)
+    np.testing.assert_allclose((np.asarray(robot.state.pose)[:, :3] - before[:, :3]) / sim.dt, vel[:, :3], atol=3e-3)
+
+
+@pytest.mark.parametrize(("config", "check"), [
+    (None, lambda q, qd: q == pytest.approx(4.0, abs=1e-4)),  # pushed to the URDF's own +4 m limit
+    (simulo.JointConfig(name="slider_to_cart", limits=(-0.1, 0.1)), lambda q, qd: q == pytest.approx(0.1, abs=1e-6)),
+    (simulo.JointConfig(name="slider_to_cart", velocity_limit=0.5), lambda q, qd: qd == pytest.approx(0.5, abs=1e-9)),
+    (simulo.JointConfig(name="slider_to_cart", damping=5.0), lambda q, qd: 2.0 < q < 3.5 and qd < 4.5),
+], ids=["urdf", "limits", "velocity_limit", "damping"])
+def test_joint_config_limits_speed_and_damping(config, check, cartpole, make) -> None:
+    robot, sim = make(cartpole, num_envs=1, joint_config=[config] if config else None, sim={"dt": DT})
+    for _ in range(120):  # 20 N on the cart for 1 s
+        robot.set_joint_effort_target(np.array([[20.0]]), joint_ids=[0])
+        sim.step()
+    q, qd = (float(np.asarray(a)[0, 0]) for a in robot.get_joint_state())
+    assert check(q, qd), (q, qd)

@@ -167,3 +167,39 @@ def test_name_and_path_are_set_by_the_scene(cartpole) -> None:
     assert robot.path == "/World/envs/Cartpole" and robot.name == "Cartpole"
     with pytest.raises(NotAttachedError, match="internals is not available until"):
         robot.internals
+
+
+def test_every_engine_member_raises_before_attach(cartpole) -> None:
+    robot = simulo.Robot(cartpole)
+    zeros = np.zeros((1, 2))
+    calls = {
+        "internals": lambda: robot.internals, "num_joints": lambda: robot.num_joints,
+        "is_fixed_base": lambda: robot.is_fixed_base, "default_joint_positions": lambda: robot.default_joint_positions,
+        "default_joint_velocities": lambda: robot.default_joint_velocities, "default_pose": lambda: robot.default_pose,
+        "get_joint_names": robot.get_joint_names, "find_joints": lambda: robot.find_joints("slider_to_cart"),
+        "find_bodies": lambda: robot.find_bodies("cart"), "get_jacobians": robot.get_jacobians,
+        "get_mass_matrix": robot.get_mass_matrix, "get_gravity_compensation": robot.get_gravity_compensation,
+        "get_body_pose": lambda: robot.get_body_pose("cart"),
+        "get_body_velocity": lambda: robot.get_body_velocity("cart"),
+        "get_body_pose_in_base_frame": lambda: robot.get_body_pose_in_base_frame("cart"),
+        "get_body_velocity_in_base_frame": lambda: robot.get_body_velocity_in_base_frame("cart"),
+        "set_joint_state": lambda: robot.set_joint_state(zeros),
+        "set_joint_position_target": lambda: robot.set_joint_position_target(zeros),
+        "set_joint_velocity_target": lambda: robot.set_joint_velocity_target(zeros),
+        "set_joint_effort_target": lambda: robot.set_joint_effort_target(zeros),
+        "set_root_pose": lambda: robot.set_root_pose(np.array([[0, 0, 0, 1, 0, 0, 0.0]])),
+        "set_root_velocity": lambda: robot.set_root_velocity(np.zeros((1, 6))),
+        "get_joint_state": robot.get_joint_state, "get_root_pose": robot.get_root_pose,
+        "get_root_velocity": robot.get_root_velocity, "reset": robot.reset, "reset_to_default": robot.reset_to_default,
+        "update": lambda: robot.update(0.01),
+    }
+    for member, call in calls.items():
+        with pytest.raises(RuntimeError, match="is not available until the simulation has attached the robot") as err:
+            call()
+        assert isinstance(err.value, NotAttachedError), member
+    # authoring members work before attach
+    assert robot.sensors == [] and robot.actuators == [] and robot.name is None and robot.path is None
+    assert robot.asset is cartpole and robot.initial_pose == simulo.Pose.identity()
+    assert robot.collision_enabled is True and robot.visual_only is False and robot.mass_scale == 1.0
+    assert robot.scale == (1.0, 1.0, 1.0) and robot.articulation == simulo.ArticulationConfig()
+    assert robot.joint_config is None and robot.disable_gravity is False and robot.actuator_gains is None

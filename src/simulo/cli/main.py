@@ -13,6 +13,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "check-urdf": ("simulo.cli.check_urdf", "check a URDF file and list every problem in it"),
     "run": ("simulo.cli.run", "run a job of an app file locally"),
+    "pick-place": ("simulo.cli.pick_place", "the scripted pick-and-place app (flags: every seed experiment)"),
 }
 
 

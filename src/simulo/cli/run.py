@@ -16,14 +16,15 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from simulo.errors import JobError
+from simulo.errors import JobError, SimuloValueError
 from simulo.platform.app import JobFunction
 from simulo.platform.jobs import JobFile, check_runnable, load_app_file
 from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
 from simulo.platform.runner import EXIT_USAGE, RunRequest, run_job, runs_root
+from simulo.scale.settings import ScaleSettings
 
 USAGE = """\
-usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--PARAM VALUE ...]
+usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--workers N] [--address ADDR] [--PARAM VALUE ...]
 
 Run a job of an app file on this computer.
 
@@ -31,11 +32,14 @@ Run a job of an app file on this computer.
   --job NAME      the job to run (needed when FILE declares several)
   --list          list the jobs and their flags, without loading torch or the engine
   --runs-dir DIR  where runs are saved (default: $SIMULO_RUNS_DIR, else ./runs)
+  --workers N     shard the job's simulo.LearningEnv over N Ray workers (default 1: one process,
+                  no Ray); needs the ray extra (see docs/scale-out.md)
+  --address ADDR  use the Ray cluster at ADDR (HOST:6379 or ray://HOST:10001) instead of a local one
   --PARAM VALUE   the job's parameters: num_envs is --num-envs; booleans are --x/--no-x
 
 Exit status: 0 completed, 1 failed, 2 usage error, 124 timed out."""
 
-_OWN = ("--job", "--list", "--runs-dir", "-h", "--help")
+_OWN = ("--job", "--list", "--runs-dir", "--workers", "--address", "-h", "--help")
 
 
 @dataclass(frozen=True)
@@ -44,19 +48,23 @@ class _Options:
     list_jobs: bool
     runs_dir: str | None
     help: bool
+    workers: int = 1
+    address: str | None = None
 
 
 def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
     """Separate simulo run's own options from the job's flags."""
     job: str | None = None
     runs_dir: str | None = None
+    workers = "1"
+    address: str | None = None
     list_jobs = show_help = False
     rest: list[str] = []
     i = 0
     while i < len(argv):
         token = argv[i]
         key, eq, inline = token.partition("=")
-        if key in ("--job", "--runs-dir"):
+        if key in ("--job", "--runs-dir", "--workers", "--address"):
             if eq:
                 value = inline
             elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
@@ -66,6 +74,10 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
                 raise JobError(f"{key} needs a value")
             if key == "--job":
                 job = value
+            elif key == "--workers":
+                workers = value
+            elif key == "--address":
+                address = value
             else:
                 runs_dir = value
         elif token == "--list":
@@ -75,7 +87,12 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
         else:
             rest.append(token)
         i += 1
-    return _Options(job, list_jobs, runs_dir, show_help), rest
+    try:
+        scale = ScaleSettings(int(workers), address)
+    except (ValueError, SimuloValueError):
+        raise JobError(f"--workers needs a whole number >= 1 and --address a Ray address (HOST:6379 or "
+                       f"ray://HOST:10001), got --workers {workers!r}, --address {address!r}") from None
+    return _Options(job, list_jobs, runs_dir, show_help, scale.workers, scale.address), rest
 
 
 def _flags_of(job: JobFunction) -> list[Flag]:
@@ -152,6 +169,8 @@ def main(argv: list[str]) -> int:
         timeout=job.spec.timeout,
         retries=job.spec.retries,
         env=tuple(job.app.runtime.runtime_env.items()),
+        workers=options.workers,
+        address=options.address,
     )
     outcome = run_job(request, runs_root(options.runs_dir))
     if outcome.status == "completed":

@@ -17,8 +17,10 @@ together; when it runs out the job is stopped (SIGTERM, then SIGKILL after a sho
 retried. A failed attempt is retried while ``retries`` allow; the retry finds the earlier attempts'
 checkpoints through :func:`simulo.platform.context.current_run`.
 
-The attempt launcher :func:`_run_attempt` is the one place that decides where an attempt runs; a
-Ray executor (``--workers``/``--address``) would replace it.
+The attempt launcher :func:`_run_attempt` is the one place that decides where an attempt runs. The
+attempt itself always runs here; ``--workers``/``--address`` reach it as :mod:`simulo.scale.settings`'s
+environment variables, and the job's ``simulo.LearningEnv`` then shards its environments over Ray
+actors (see :mod:`simulo.scale`). The flags are the only source: without them the variables are cleared.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from simulo.platform.context import RunContext
+from simulo.scale.settings import ENV_ADDRESS, ScaleSettings
 
 ENV_RUNS_DIR = "SIMULO_RUNS_DIR"
 EXIT_OK = 0
@@ -60,6 +63,8 @@ class RunRequest:
         timeout: Seconds for all attempts together, or ``None``.
         retries: Extra attempts after a failure.
         env: Extra environment variables for the job process (``app.runtime.env(...)``).
+        workers: Ray workers of the job's sharded environments (1: one process, no Ray).
+        address: An existing Ray cluster for them, or ``None``.
     """
 
     file: Path
@@ -70,6 +75,8 @@ class RunRequest:
     timeout: float | None = None
     retries: int = 0
     env: tuple[tuple[str, str], ...] = ()
+    workers: int = 1
+    address: str | None = None
 
 
 @dataclass(frozen=True)
@@ -172,6 +179,8 @@ def _run_attempt(
         "max_attempts": context.max_attempts,
     }
     env = {**os.environ, **dict(request.env), **context.environ(), "PYTHONUNBUFFERED": "1"}
+    env.pop(ENV_ADDRESS, None)
+    env.update(ScaleSettings(request.workers, request.address).environ())
     proc = subprocess.Popen(
         [sys.executable, "-m", "simulo.platform._child", json.dumps(spec)],
         stdin=subprocess.DEVNULL,
@@ -236,6 +245,8 @@ def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> R
         "argv": list(request.argv),
         "timeout": request.timeout,
         "retries": request.retries,
+        "workers": request.workers,
+        "address": request.address,
     }
     outcome: RunOutcome | None = None
     attempt = 0

@@ -77,6 +77,19 @@ class LearningEnv:
         SimuloValueError: A bad argument. TaskError: the task's dimensions are not positive integers.
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """Under ``simulo run --workers N`` (N > 1) or ``--address``, a whole batch (no ``shard``) is a
+        :class:`~simulo.scale.ray_env.RayLearningEnv` over Ray actors; otherwise a plain LearningEnv."""
+        if cls is LearningEnv and kwargs.get("shard") is None:
+            from simulo.scale.settings import current_settings
+
+            settings = current_settings()
+            if settings.uses_ray:
+                from simulo.scale.ray_env import RayLearningEnv
+
+                return RayLearningEnv(*args, workers=settings.workers, address=settings.address, **kwargs)
+        return super().__new__(cls)
+
     def __init__(self, task: Task, num_envs: int = 1, device: str = "cpu", dt: float | None = None,
                  physics_steps_per_action: int | None = None, env_spacing: float | None = None,
                  headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
@@ -112,16 +125,16 @@ class LearningEnv:
         self._first_env = 0 if shard is None else int(shard[0])
         self._seed_streams(seed)
         self._scene = Scene(num_envs=num_envs, env_spacing=spacing)
+        self.step_count = 0
         self._call("build", self._scene)
         self.sim = Simulation(self._scene, dt=self._physics_dt, use_torch=use_torch, envs_per_world=envs_per_world,
                               shard=shard)
-        self.step_count = 0
         self.return_final_observation = False
         n = num_envs
         self._episode_len = np.zeros(n, dtype=np.int64)
         self._episode_return = np.zeros(n)
         self._terminated = np.zeros(n, dtype=bool)
-        self._time_out = np.zeros(n, dtype=bool)
+        self._time_limit = np.zeros(n, dtype=bool)
         self._pre_reset_hooks: list[Callable[[Any], None]] = []
         task.num_envs = n
         task.device = self._device
@@ -207,7 +220,8 @@ class LearningEnv:
         self._terminated[:] = terminated
         time_out = self._episode_len >= self.max_episode_length
         truncated = truncated | (time_out & ~terminated)
-        self._time_out[:] = truncated
+        # the SDK's "time limit" ending: the step counter reached max_episode_length - 1, no end condition true
+        self._time_limit[:] = (self._episode_len >= self.max_episode_length - 1) & ~terminated
         rewards = self._vector(self._call("get_rewards"), "get_rewards", float)
         self._episode_return += rewards
         done = terminated | truncated
@@ -228,6 +242,10 @@ class LearningEnv:
         obs = self._observations()
         return (obs, self.tensors.out(rewards.astype(np.float32)), self.tensors.out(terminated),
                 self.tensors.out(truncated), info)
+
+    def observations(self) -> Any:
+        """The current observations (num_envs, observation_dim), e.g. after :meth:`seeded_reset`."""
+        return self._observations()
 
     def add_pre_reset_hook(self, hook: Callable[[Any], None]) -> None:
         """Call ``hook(env_ids)`` after dones are collected and before those environments reset."""
@@ -277,7 +295,7 @@ class LearningEnv:
         return self.tensors.out(draw.astype(np.float32) if self.tensors.uses_torch else draw)
 
     def _survived_mask(self) -> Any:
-        return self.tensors.out(self._time_out & ~self._terminated)
+        return self.tensors.out(self._time_limit.copy())
 
     def _call(self, method: str, *args: Any) -> Any:
         try:

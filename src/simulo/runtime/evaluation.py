@@ -126,7 +126,9 @@ def evaluate(
     act, tested_policy = _policy(policy, actions, device, task)
     run = current_run()
     count = min(num_envs, episodes)
-    env = LearningEnv(task, num_envs=count, device=device, env_spacing=env_spacing, seed=seed)
+    # the success rule reads the task's state, so the environments run in this process: one explicit
+    # shard holding the whole batch (never sharded over Ray workers by `simulo run --workers`)
+    env = LearningEnv(task, num_envs=count, device=device, env_spacing=env_spacing, seed=seed, shard=(0, count))
     try:
         records, order, end_conditions = _run(env, task, act, rule, episodes)
     finally:
@@ -308,7 +310,7 @@ def _run(env: LearningEnv, task: Task, act: Policy, rule: Callable[[Task], Any],
     env.reset()
     for i in range(n):
         env.seeded_reset(i, i)
-    obs = env._observations()
+    obs = env.observations()
     for i in range(n):
         start(i, i, obs[i])
     next_number = n
@@ -345,7 +347,7 @@ def _run(env: LearningEnv, task: Task, act: Policy, rule: Callable[[Task], Any],
                 restarted.append((i, next_number))
                 next_number += 1
         if restarted:
-            obs = env._observations()
+            obs = env.observations()
             for i, number in restarted:
                 start(i, number, obs[i])
     records.sort(key=lambda r: r.number)

@@ -31,13 +31,17 @@ from simulo.authoring.asset import Asset
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.authoring.pose import Pose
 from simulo.errors import AssetError, NameNotFoundError, NotAttachedError, SimuloValueError
-from simulo.runtime.tensors import Tensors, index_array
+from simulo.runtime.tensors import Tensors, index_array, plural
 
 if TYPE_CHECKING:
     from simulo.engine.pybullet.batch import ArticulationBatch
 
 #: Largest number of distinct ``joint_ids`` lists a robot remembers as validated.
 _COLS_CACHE_SIZE = 64
+
+
+#: Force limit of the built-in motor on a joint whose URDF gives no effort limit, N or N·m.
+UNLIMITED_MOTOR_FORCE = 1000.0
 
 
 def match_names(pattern: str, names: list[str], what: str) -> list[int]:
@@ -57,7 +61,7 @@ def match_names(pattern: str, names: list[str], what: str) -> list[int]:
         raise SimuloValueError(f"{what} name pattern {pattern!r} is not a valid regex: {exc}") from exc
     hits = [i for i, n in enumerate(names) if rx.fullmatch(n)]
     if not hits:
-        raise NameNotFoundError(f"no {what} matches {pattern!r}; available {what}s: {names}")
+        raise NameNotFoundError(f"no {what} matches {pattern!r}; available {plural(what)}: {names}")
     return hits
 
 
@@ -608,23 +612,29 @@ class Robot:
         pos_set = rt.pos_t == rt.pos_t  # False where NaN (no target)
         vel_set = rt.vel_t == rt.vel_t
         eff_set = rt.eff_t == rt.eff_t
-        pos_t = np.where(pos_set, rt.pos_t, 0.0)
         vel_t = np.where(vel_set, rt.vel_t, 0.0)
-        torque = np.where(eff_set, rt.eff_t, 0.0)
+        torques = rt.any_pd or bool(eff_set.any())
         # engine motor joints: a position target wins over a velocity target, which wins over an effort
         mode = rt.mode
         mode.fill(0)
-        mode[eff_set] = 3
+        if torques:
+            mode[eff_set] = 3
         mode[vel_set] = 2
         mode[pos_set] = 1
-        pd = rt.is_pd
-        if rt.any_pd:  # PD joints: an explicit torque while any target is set, passive otherwise
-            mode[:, pd] = 3 * (pos_set | vel_set | eff_set)[:, pd]
-            pd_torque = rt.kp * (pos_t - rt.q) * pos_set + rt.kd * (vel_t - rt.qd) * (pos_set | vel_set) + torque
-            torque = np.where(pd[None, :], pd_torque, torque)
-        np.clip(torque, -rt.effort_limit, rt.effort_limit, out=torque)
-        rt.torque[:] = torque
-        rt.batch.apply(mode, pos_t, vel_t, rt.motor_force, rt.motor_pos_gain, rt.motor_vel_gain, torque)
+        if torques:
+            torque = np.where(eff_set, rt.eff_t, 0.0)
+            if rt.any_pd:  # PD joints: an explicit torque while any target is set, passive otherwise
+                pd = rt.is_pd
+                pos_t = np.where(pos_set, rt.pos_t, 0.0)
+                mode[:, pd] = 3 * (pos_set | vel_set | eff_set)[:, pd]
+                pd_torque = rt.kp * (pos_t - rt.q) * pos_set + rt.kd * (vel_t - rt.qd) * (pos_set | vel_set) + torque
+                torque = np.where(pd[None, :], pd_torque, torque)
+            np.clip(torque, -rt.effort_limit, rt.effort_limit, out=torque)
+            rt.torque[:] = torque
+        else:  # no effort target and no PD joint: no torque anywhere
+            rt.torque.fill(0.0)
+        # position targets are sent only where set (mode 1), so the NaN of unset ones never reaches the engine
+        rt.batch.apply(mode, rt.pos_t, vel_t, rt.motor_force, rt.motor_pos_gain, rt.motor_vel_gain, rt.torque)
         if self.disable_gravity:
             rt.batch.cancel_gravity()
 
@@ -642,7 +652,9 @@ class Robot:
             default_q[:] = _vector(art.default_joint_positions, j_count, "articulation.default_joint_positions", names)
         if art.default_joint_velocities is not None:
             default_qd[:] = _vector(art.default_joint_velocities, j_count, "articulation.default_joint_velocities", names)
-        effort_limit = np.array([j.max_force for j in joints], dtype=float)
+        # A joint without an effort limit in the URDF (e.g. continuous) is unlimited for raw efforts; its
+        # built-in motor, which needs a finite force, gets UNLIMITED_MOTOR_FORCE.
+        effort_limit = np.array([j.max_force if j.max_force > 0 else np.inf for j in joints], dtype=float)
         for jc in self.joint_config or []:
             if jc.name not in names:
                 raise NameNotFoundError(f"joint_config names joint {jc.name!r}; available joints: {names}")
@@ -656,7 +668,7 @@ class Robot:
         kd = np.zeros(j_count)
         pos_gain = np.full(j_count, 0.1)
         vel_gain = np.ones(j_count)
-        force = effort_limit.copy()
+        force = np.where(np.isfinite(effort_limit), effort_limit, UNLIMITED_MOTOR_FORCE)
         for key, gains in (self.actuator_gains or {}).items():
             cols = list(range(j_count)) if key == "all_joints" else match_names(key, names, "joint")
             for c in cols:
@@ -664,7 +676,7 @@ class Robot:
                     is_pd[c], kp[c], kd[c] = True, gains.stiffness, gains.damping
                 else:
                     is_pd[c], pos_gain[c], vel_gain[c] = False, gains.position_gain, gains.velocity_gain
-                    force[c] = gains.max_force if gains.max_force is not None else effort_limit[c]
+                    force[c] = gains.max_force if gains.max_force is not None else min(effort_limit[c], UNLIMITED_MOTOR_FORCE)
         self._rt = _Runtime(
             batch=batch, tensors=tensors, joint_names=names, body_names=list(batch.body_names),
             joint_kinds=[j.kind for j in joints], fixed_base=batch.fixed_base, default_pose=default_pose.copy(),

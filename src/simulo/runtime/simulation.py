@@ -153,8 +153,8 @@ class Simulation:
                 kind_name, dims = item.shape.engine_geometry()
                 poses = self._world_poses(item.shape.pose, path, per_env)
                 batch = self._engine.add_rigid(kind_name, dims, item.shape.physics.mass, poses, self._color(item.shape))
-                item._attach(batch, self.tensors, poses)
                 self._props.append(item)
+                item._attach(batch, self.tensors, poses)
             elif kind == "fixture":
                 kind_name, dims = item.engine_geometry()
                 self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env), self._color(item))
@@ -176,8 +176,8 @@ class Simulation:
         fixed = fixed or robot.visual_only
         self_collision = bool(robot.articulation.enable_self_collision)
         batch = self._engine.add_articulation(asset.urdf_path(), poses, fixed, robot.scale[0], self_collision)
+        self._robots.append(robot)  # listed first, so that close() detaches it if attaching fails half-way
         robot._attach(batch, self.tensors, poses)
-        self._robots.append(robot)
 
     # -- running -----------------------------------------------------------------------------------
     @property

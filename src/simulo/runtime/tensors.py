@@ -86,6 +86,11 @@ class Tensors:
         return index_array(self, value, num_envs, "env_ids", "environment")
 
 
+def plural(noun: str) -> str:
+    """``body`` -> ``bodies``, ``joint`` -> ``joints``."""
+    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+
+
 def index_array(tensors: Tensors | None, value: Any, size: int, name: str, what: str) -> np.ndarray:
     """Validate a 1-D list of distinct integer indices into ``range(size)``; ``None`` gives all of them.
 
@@ -101,13 +106,13 @@ def index_array(tensors: Tensors | None, value: Any, size: int, name: str, what:
         value = [value]
     arr = to_numpy(value, name)
     if arr.ndim != 1:
-        raise err(f"{name} must be a 1-D list of {what} indices, got shape {tuple(arr.shape)}")
+        raise err(f"{name} must be a 1-D list of {what} indices, got shape {tuple(arr.shape)}: {value!r}")
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         raise err(f"{name} must hold integers, got dtype {arr.dtype}: {arr.tolist()}")
     arr = arr.astype(np.int64)
     bad = arr[(arr < 0) | (arr >= size)]
     if bad.size:
-        raise err(f"{name} {bad.tolist()} out of range: there are {size} {what}s (0..{size - 1})")
+        raise err(f"{name} {bad.tolist()} out of range: there are {size} {plural(what)} (0..{size - 1})")
     uniq, counts = np.unique(arr, return_counts=True)
     if (counts > 1).any():
         raise err(f"{name} repeats {uniq[counts > 1].tolist()}; each {what} may appear once")

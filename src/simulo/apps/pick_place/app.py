@@ -15,9 +15,9 @@ Layers:
 * :class:`SimulatedArm` and :class:`SimulatedGripper` give one environment of a cell the hardware-shaped
   interface of :mod:`simulo.apps.pick_place.hardware`, so :func:`~simulo.apps.pick_place.hardware.run_pick_and_place`
   runs the sequence unchanged; :func:`run_batch` runs the same sequence over every environment at once.
-* :func:`run_pick_place`, :func:`run_stack`, :func:`run_trials` and :func:`friction_sweep` are the
-  experiments behind the ``simulo pick-place`` flags; :func:`report_lines` turns a result into the
-  printed lines.
+* :func:`run_pick_place` (the seed's run, optionally stacking a second cube), :func:`run_trials` and
+  :func:`friction_sweep` are the experiments behind the ``simulo pick-place`` flags; :func:`report_lines`,
+  :func:`trial_lines` and :func:`sweep_lines` turn their results into the printed lines.
 
 Timing. The seed program moves with fixed durations (approach 1 s, lift 1 s, transfer 2 s, lower 1 s,
 retreat 1 s) and settles 60 steps after each move, 240 after each gripper command and 240 at the end. The
@@ -39,9 +39,9 @@ import simulo
 from simulo.apps.pick_place.hardware import PickPlacePlan, run_pick_and_place
 from simulo.apps.pick_place.ik import solve_ik
 from simulo.apps.pick_place.motion import smoothstep, step_count
-from simulo.apps.pick_place.numeric_ik import dls_step, grasp_rotation, pose_error, quat_to_matrix
+from simulo.apps.pick_place.numeric_ik import down_rotation, dls_step, hand_yaw, pose_error, quat_to_matrix
 from simulo.apps.pick_place.safety import BoxFixture, check_path
-from simulo.errors import CollisionError, SimuloValueError
+from simulo.errors import CollisionError, SimuloValueError, UnreachableError
 
 ARM_REF = "simulo/robot/pick_arm:v1"
 """Catalog reference of the arm (the seed's URDF)."""
@@ -73,12 +73,14 @@ GAP_TOLERANCE = 0.003
 """The grasp check wants the finger gap within this of the cube size, m."""
 SLIP_THRESHOLD = 0.005
 """A cube that sinks more than this relative to the tcp during the lift has slipped, m."""
+GRAVITY = 9.81
+"""m/s², as the simulation's default gravity."""
 MOVE_QUANTUM = 0.25
 """Move durations are rounded up to whole multiples of this, s (divided by the speed factor)."""
 SETTLE_START, SETTLE_MOVE, SETTLE_GRIPPER, SETTLE_END = 120, 60, 240, 240
 TRAVEL_SPEED, LIFT_SPEED, DESCEND_SPEED = 0.25, 0.12, 0.12
 """Average tcp speeds of the plan, m/s: horizontal moves at hover height, lifts and descents."""
-MOVE_PHASES = ("hover", "approach", "lift", "transfer", "lower", "retreat")
+QUARTER_TURN = math.pi / 2
 
 IkSolver = Literal["closed-form", "numeric"]
 
@@ -94,6 +96,7 @@ class AppOptions:
         speed: Every move this many times faster (and the arm's position gain raised to match).
         fixtures: Known obstacles for the collision check, in the arm's base frame.
         dls_damping: Damping of the numeric solver.
+        compensate_gain: Raise the arm's position gain with ``speed`` (see :attr:`position_gain`).
     """
 
     coupled: bool = True
@@ -102,6 +105,7 @@ class AppOptions:
     speed: float = 1.0
     fixtures: tuple[BoxFixture, ...] = ()
     dls_damping: float = 0.01
+    compensate_gain: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.friction, (int, float)) or isinstance(self.friction, bool) \
@@ -115,10 +119,19 @@ class AppOptions:
         for fixture in self.fixtures:
             if not isinstance(fixture, BoxFixture):
                 raise SimuloValueError(f"fixtures must be BoxFixture values, got {fixture!r}")
+        if not isinstance(self.dls_damping, (int, float)) or isinstance(self.dls_damping, bool) \
+                or not math.isfinite(self.dls_damping) or self.dls_damping < 0:
+            raise SimuloValueError(f"dls_damping must be a finite number >= 0, got {self.dls_damping!r}")
 
     @property
     def position_gain(self) -> float:
-        """Arm motor position gain: the seed's 0.3, scaled with the speed factor (at most 1)."""
+        """Arm motor position gain: the seed's 0.3, times the speed factor when faster (at most 1).
+
+        The engine motor lags its target by about ``velocity / gain``; scaling the gain with the speed keeps
+        the tracking error of faster moves from growing with them.
+        """
+        if not self.compensate_gain:
+            return POSITION_GAIN
         return min(1.0, POSITION_GAIN * max(1.0, self.speed))
 
 
@@ -242,8 +255,10 @@ class PickPlaceCell:
         self.tracking_mm: dict[str, np.ndarray] = {}
         self.grasp_cube = 0
         self.obstacles: list[list[BoxFixture]] = [[] for _ in range(n)]
+        self.hand_yaw = hand_yaw(start_tcp[:, 0], start_tcp[:, 1], start_yaw)
         q0 = np.zeros((n, self.robot.num_joints))
         q0[:, self.arm_ids] = self._start_joints(start_tcp, start_yaw)
+        self.roll = q0[:, self.arm_ids[4]].copy()
         self.robot.set_joint_state(q0)
         self.robot.set_joint_position_target(q0[:, self.arm_ids], joint_ids=self.arm_ids)
 
@@ -315,17 +330,30 @@ class PickPlaceCell:
 
     # -- control --------------------------------------------------------------------------------------
     def _dls(self, points: np.ndarray, yaw: np.ndarray) -> np.ndarray:
-        """One DLS correction (N, 5) of the arm joints towards tcp ``points`` with the hand down at ``yaw``."""
+        """One DLS correction (N, 5) of the arm joints towards tcp ``points`` with the hand down at ``yaw``.
+
+        The hand yaw aimed at is the equivalent of ``yaw`` (mod 90 degrees) nearest to the last one aimed
+        at, so the wrist never flips mid-move (see :meth:`_command`).
+        """
         pose = np.asarray(self.robot.get_body_pose(TCP_BODY), dtype=np.float64)
         jac = np.asarray(self.robot.get_jacobians([self.tcp_index]), dtype=np.float64)[:, 0][:, :, self.arm_ids]
-        err = pose_error(pose[:, :3] - self.origins, quat_to_matrix(pose[:, 3:]), points,
-                         grasp_rotation(points[:, 0], points[:, 1], yaw))
+        self.hand_yaw = hand_yaw(points[:, 0], points[:, 1], yaw, self.hand_yaw)
+        err = pose_error(pose[:, :3] - self.origins, quat_to_matrix(pose[:, 3:]), points, down_rotation(self.hand_yaw))
         return dls_step(jac, err, self.options.dls_damping)
 
     def _command(self, points: np.ndarray, yaw: np.ndarray) -> None:
-        """Send this step's arm targets for tcp ``points`` (N, 3)."""
+        """Send this step's arm targets for tcp ``points`` (N, 3).
+
+        A cube looks the same every 90 degrees, so the closed-form IK wraps the wrist roll into +-45
+        degrees. Along a move that would flip the roll by 90 degrees where the wrap boundary is crossed
+        (whipping a held cube around), so the roll sent is the equivalent nearest to the last one sent.
+        """
         if self.options.ik == "closed-form":
             q = np.array([solve_ik(*points[i], yaw[i]) for i in range(self.num_envs)])
+            turns = np.round((self.roll - q[:, 4]) / QUARTER_TURN)
+            if turns.any():
+                q[:, 4] += turns * QUARTER_TURN
+            self.roll = q[:, 4].copy()
         else:
             q = np.asarray(self.robot.state.joint_positions)[:, self.arm_ids] + self._dls(points, yaw)
         self.robot.set_joint_position_target(q, joint_ids=self.arm_ids)
@@ -352,18 +380,33 @@ class PickPlaceCell:
         goal hold still. Every path is checked against the floor and the known fixtures first.
 
         Raises:
-            CollisionError: With ``on_collision="raise"``, a path would collide (nothing has moved). With
-                ``"fail"`` the environment is marked failed instead and holds still.
+            CollisionError: With ``on_collision="raise"``, a path would collide. With ``"fail"`` the
+                environment is marked failed instead and holds still (its gripper keeps its state).
+            UnreachableError: Likewise for a path that leaves the arm's reach.
+            SimuloValueError: A speed is not a finite number > 0, or a goal or yaw is not finite.
+            In every case nothing has moved.
         """
-        goals = np.where(self.active[:, None], np.asarray(goals, dtype=np.float64), self.target)
-        yaws = np.where(self.active, np.asarray(yaws, dtype=np.float64), self.yaw)
+        goals, yaws, speeds = (np.asarray(v, dtype=np.float64) for v in (goals, yaws, speeds))
+        if goals.shape != (self.num_envs, 3) or yaws.shape != (self.num_envs,) or speeds.shape != (self.num_envs,):
+            raise SimuloValueError(f"move {name!r} needs goals (N, 3), yaws (N,) and speeds (N,) for N="
+                                   f"{self.num_envs}; got {goals.shape}, {yaws.shape}, {speeds.shape}")
+        goals = np.where(self.active[:, None], goals, self.target)
+        yaws = np.where(self.active, yaws, self.yaw)
+        if not (np.isfinite(goals).all() and np.isfinite(yaws).all()):
+            raise SimuloValueError(f"move {name!r}: goals and yaws must be finite, got {goals.tolist()}, {yaws.tolist()}")
+        if not (np.isfinite(speeds[self.active]).all() and (speeds[self.active] > 0).all()):
+            raise SimuloValueError(f"move {name!r}: speeds must be finite numbers > 0 m/s, got {speeds.tolist()}")
         for i in np.nonzero(self.active)[0]:
             try:
                 check_path(name, self.target[i], goals[i], [*self.options.fixtures, *self.obstacles[i]])
-            except CollisionError as exc:
+                for s in np.linspace(0.0, 1.0, 9):
+                    solve_ik(*((1 - s) * self.target[i] + s * goals[i]), 0.0)
+            except (CollisionError, UnreachableError) as exc:
                 if on_collision == "raise":
+                    if isinstance(exc, UnreachableError):
+                        raise UnreachableError(f"move {name!r} refused: {exc}") from exc
                     raise
-                self.fail(int(i), f"collision check refused the move: {exc}")
+                self.fail(int(i), f"move {name!r} refused: {exc}", open_gripper=False)
                 goals[i], yaws[i] = self.target[i], self.yaw[i]
         distance = np.linalg.norm(goals - self.target, axis=1)
         moving = self.active & (distance > 1e-9)
@@ -373,12 +416,15 @@ class PickPlaceCell:
         seconds = max(math.ceil(distance[i] / speeds[i] / quantum - 1e-9) * quantum for i in np.nonzero(moving)[0])
         n = step_count(seconds, DT)
         start = self.target.copy()
+        peak = np.zeros(self.num_envs)
         for k in range(1, n + 1):
             s = smoothstep(k / n)
-            self._command((1 - s) * start + s * goals, yaws)
+            point = (1 - s) * start + s * goals
+            self._command(point, yaws)
             self.sim.step()
+            np.maximum(peak, np.linalg.norm(self.tcp() - point, axis=1), out=peak)
         self.target, self.yaw = goals, yaws
-        self.tracking_mm[name] = np.linalg.norm(self.tcp() - goals, axis=1) * 1000
+        self.tracking_mm[name] = peak * 1000
         self.hold(self.settle_steps(SETTLE_MOVE))
 
     def grip(self, opening: float, force: float) -> None:
@@ -389,14 +435,15 @@ class PickPlaceCell:
             self.gripper_open[ids] = opening >= OPENING
         self.hold(self.settle_steps(SETTLE_GRIPPER))
 
-    def fail(self, env: int, reason: str) -> None:
-        """Stop one environment: it keeps its tcp target and opens its gripper."""
+    def fail(self, env: int, reason: str, open_gripper: bool = True) -> None:
+        """Stop one environment: it keeps its tcp target from now on and, if asked, opens its gripper."""
         if not self.active[env]:
             return
         self.active[env] = False
         self.failures[env] = reason
-        self.gripper.command(OPENING, GRIP_FORCE, env_ids=[env])
-        self.gripper_open[env] = True
+        if open_gripper:
+            self.gripper.command(OPENING, GRIP_FORCE, env_ids=[env])
+            self.gripper_open[env] = True
 
     def close(self) -> None:
         """Release the simulation."""
@@ -455,264 +502,280 @@ class SimulatedGripper:
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class PickResult:
-    """What happened to one cube in one environment.
+    """What happened to one cube in one environment (positions in the environment's frame, m).
 
     Attributes:
-        start_tcp: Tcp at the start (m), or None if not measured (a later cube of a stack).
-        start_cube: Cube centre at the start, m.
+        start_cube: Cube centre before the pick.
+        target: Where the cube should end (its centre).
         approach_error_mm: Tcp distance from the grasp point after the approach and settling.
         finger_gap_mm: Finger gap after closing.
         contact_points: Contact points between the robot and the cube after closing.
         finger_contacts: Contact points of each finger with the cube after closing.
         grasped: Whether the grasp check passed.
-        lift_below_mm: Cube centre below the tcp after the lift (None if no lift).
+        lift_below_mm: Cube centre below the tcp after the lift (None without a lift).
         lift_sideways_mm: Horizontal cube offset from the tcp after the lift.
         slipped: Whether the cube sank more than :data:`SLIP_THRESHOLD` relative to the tcp during the lift.
-        final_position: Cube centre at the end, m.
-        final_rpy_deg: Cube roll, pitch, yaw at the end, degrees.
-        target: Where the cube should end (its centre), m.
-        xy_error_mm: Horizontal distance from the target.
-        passed: Within :data:`TOLERANCE` horizontally and :data:`Z_TOLERANCE` vertically, grasp held.
-        failure: Why the run stopped early, or None.
-        tracking_mm: Tcp distance from each move's goal when the move ends (before settling).
+        tracking_mm: Largest tcp distance from the moving target during each move.
+        final_position: Cube centre at the end of the run.
+        final_rpy_deg: Cube roll, pitch, yaw at the end of the run, degrees.
+        xy_error_mm: Horizontal distance from the target at the end.
+        passed: The grasp held, nothing failed, and the cube ends within :data:`TOLERANCE` horizontally and
+            :data:`Z_TOLERANCE` vertically of the target.
+        failure: Why this environment stopped early, or None.
     """
 
-    start_tcp: tuple[float, ...] | None
     start_cube: tuple[float, ...]
-    approach_error_mm: float
-    finger_gap_mm: float
-    contact_points: int
-    finger_contacts: tuple[int, ...]
+    target: tuple[float, ...]
+    approach_error_mm: float | None
+    finger_gap_mm: float | None
+    contact_points: int | None
+    finger_contacts: tuple[int, ...] | None
     grasped: bool
     lift_below_mm: float | None
     lift_sideways_mm: float | None
     slipped: bool | None
+    tracking_mm: dict[str, float]
     final_position: tuple[float, ...]
     final_rpy_deg: tuple[float, ...]
-    target: tuple[float, ...]
     xy_error_mm: float
     passed: bool
     failure: str | None
-    tracking_mm: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """One run of the app (one environment).
+    """One run of the app in one environment.
 
     Attributes:
-        picks: One :class:`PickResult` per cube moved (two when stacking).
-        passed: Every pick passed.
+        start_tcp: Tcp position after the start settle.
+        start_cube: First cube's centre then.
+        picks: One :class:`PickResult` per cube (two when stacking; fewer if the run stopped early).
+        passed: Every cube of the run was picked and passed.
         steps: Physics steps simulated.
         sim_time: Simulated seconds.
         options: The options of the run.
         ik_comparison_mm: With the numeric solver, the approach tcp error of both solvers
-            (``{"closed-form": ..., "numeric": ...}``); empty otherwise.
+            (``{"closed-form": ..., "numeric": ...}``, from a second, closed-form run); else empty.
+        seed_gain_tracking_mm: With a speed factor above 1, each move's largest tracking error in a second
+            run at the seed's position gain 0.3 (what the gain compensation saves); else empty.
     """
 
+    start_tcp: tuple[float, ...]
+    start_cube: tuple[float, ...]
     picks: tuple[PickResult, ...]
     passed: bool
     steps: int
     sim_time: float
     options: AppOptions
     ik_comparison_mm: dict[str, float] = field(default_factory=dict)
+    seed_gain_tracking_mm: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of every number."""
-        out = asdict(self)
-        out["options"]["fixtures"] = [asdict(f) for f in self.options.fixtures]
-        return out
+        """A JSON-ready dict of every number (the options included)."""
+        return asdict(self)
 
 
 class _Recorder:
-    """Collects one environment's numbers as the phases complete (the ``on_phase`` callback)."""
+    """Measures one cube in every environment of a cell as the phases complete."""
 
-    def __init__(self, cell: PickPlaceCell, cube: int, target: Sequence[float]) -> None:
+    def __init__(self, cell: PickPlaceCell, cube: int, targets: np.ndarray) -> None:
         self.cell = cell
         self.cube = cube
-        self.target = tuple(float(v) for v in target)
-        self.values: dict[str, Any] = {}
+        self.targets = np.asarray(targets, dtype=np.float64)
+        self.start = cell.cube_pose(cube)[:, :3].copy()
+        self.values: list[dict[str, Any]] = [{} for _ in range(cell.num_envs)]
+        self.grasp_height = np.zeros(cell.num_envs)
 
     def __call__(self, phase: str) -> None:
-        self.record(phase, 0)
-
-    def record(self, phase: str, env: int) -> None:
-        """Measure what the phase just done shows, for environment ``env``."""
-        cell, v = self.cell, self.values
+        cell, k = self.cell, self.cube
         if phase == "approach":
-            v["approach"] = float(np.linalg.norm(cell.tcp()[env] - cell.target[env]) * 1000)
+            err = np.linalg.norm(cell.tcp() - cell.target, axis=1) * 1000
+            for v, e in zip(self.values, err):
+                v["approach"] = float(e)
         elif phase == "close":
-            v["gap"] = float(cell.finger_gap()[env] * 1000)
-            v["contacts"] = int(cell.contact_points(self.cube)[env])
-            v["finger_contacts"] = tuple(int(c) for c in cell.finger_contacts(self.cube)[env])
-            v["below_at_grasp"] = float(cell.tcp()[env, 2] - cell.cube_pose(self.cube)[env, 2])
+            gap, count, fingers = cell.finger_gap() * 1000, cell.contact_points(k), cell.finger_contacts(k)
+            self.grasp_height = cell.tcp()[:, 2] - cell.cube_pose(k)[:, 2]
+            for i, v in enumerate(self.values):
+                v["gap"], v["contacts"] = float(gap[i]), int(count[i])
+                v["fingers"] = tuple(int(c) for c in fingers[i])
         elif phase == "lift":
-            offset = cell.cube_pose(self.cube)[env, :3] - cell.tcp()[env]
-            v["below"] = float(-offset[2] * 1000)
-            v["sideways"] = float(np.linalg.norm(offset[:2]) * 1000)
-            v["slipped"] = bool(-offset[2] - v["below_at_grasp"] > SLIP_THRESHOLD)
+            offset = cell.cube_pose(k)[:, :3] - cell.tcp()
+            for i, v in enumerate(self.values):
+                if cell.active[i]:
+                    v["below"] = float(-offset[i, 2] * 1000)
+                    v["sideways"] = float(np.linalg.norm(offset[i, :2]) * 1000)
+                    v["slipped"] = bool(-offset[i, 2] - self.grasp_height[i] > SLIP_THRESHOLD)
 
-    def result(self, start_tcp: tuple[float, ...] | None, start_cube: tuple[float, ...], grasped: bool,
-               failure: str | None, env: int = 0) -> PickResult:
-        """The pick's result from the values recorded and the cube's pose now."""
-        v, cell = self.values, self.cell
-        pose = cell.cube_pose(self.cube)[env]
-        rpy = tuple(math.degrees(a) for a in euler_from_quat(pose[3:]))
-        xy_err = float(np.linalg.norm(pose[:2] - np.asarray(self.target[:2])))
-        passed = failure is None and grasped and xy_err < TOLERANCE and abs(pose[2] - self.target[2]) < Z_TOLERANCE
+    def snapshot_tracking(self) -> None:
+        """Keep this pick's tracking errors (a later pick's moves of the same name overwrite the cell's)."""
+        for i, v in enumerate(self.values):
+            v["tracking"] = {name: float(err[i]) for name, err in self.cell.tracking_mm.items()}
+
+    def result(self, env: int, grasped: bool, failure: str | None) -> PickResult:
+        """The pick's result in one environment, judged on the cube's pose now."""
+        v = self.values[env]
+        pose = self.cell.cube_pose(self.cube)[env]
+        target = self.targets[env]
+        xy_err = float(np.linalg.norm(pose[:2] - target[:2]))
+        passed = failure is None and grasped and xy_err < TOLERANCE and abs(pose[2] - target[2]) < Z_TOLERANCE
         return PickResult(
-            start_tcp=start_tcp, start_cube=start_cube, approach_error_mm=v.get("approach", float("nan")),
-            finger_gap_mm=v.get("gap", float("nan")), contact_points=v.get("contacts", 0),
-            finger_contacts=v.get("finger_contacts", (0, 0)), grasped=grasped, lift_below_mm=v.get("below"),
-            lift_sideways_mm=v.get("sideways"), slipped=v.get("slipped"), final_position=tuple(pose[:3].tolist()),
-            final_rpy_deg=rpy, target=self.target, xy_error_mm=xy_err * 1000, passed=bool(passed), failure=failure,
-            tracking_mm={k: float(a[env]) for k, a in cell.tracking_mm.items()})
+            start_cube=tuple(self.start[env].tolist()), target=tuple(target.tolist()),
+            approach_error_mm=v.get("approach"), finger_gap_mm=v.get("gap"), contact_points=v.get("contacts"),
+            finger_contacts=v.get("fingers"), grasped=grasped, lift_below_mm=v.get("below"),
+            lift_sideways_mm=v.get("sideways"), slipped=v.get("slipped"), tracking_mm=v.get("tracking", {}),
+            final_position=tuple(pose[:3].tolist()),
+            final_rpy_deg=tuple(math.degrees(a) for a in euler_from_quat(pose[3:])),
+            xy_error_mm=xy_err * 1000, passed=bool(passed), failure=failure)
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Experiments
+# One environment: the seed's run, a stack
 # ---------------------------------------------------------------------------------------------------------
 def _one_cube(xy: Sequence[float], yaw: float) -> CubeStart:
     return CubeStart(np.array([xy[:2]], dtype=np.float64), np.array([yaw], dtype=np.float64))
-
-
-def _pick_once(cell: PickPlaceCell, arm: SimulatedArm, gripper: SimulatedGripper, plan: PickPlacePlan, cube: int,
-               on_line: Callable[[str], None] | None, prefix: str = "") -> PickResult:
-    """Run the hardware sequence for one cube of a one-environment cell and measure it."""
-    cell.grasp_cube = cube
-    recorder = _Recorder(cell, cube, plan.place)
-    start_cube = tuple(cell.cube_pose(cube)[0, :3].tolist())
-
-    def on_phase(phase: str) -> None:
-        recorder(phase)
-        if on_line is not None:
-            line = _phase_line(phase, recorder.values)
-            if line is not None:
-                on_line(prefix + line)
-
-    arm.move_names = [s.phase for s in plan.steps() if s.kind == "move"]
-    arm.moves = 0
-    outcome = run_pick_and_place(arm, gripper, plan, on_phase=on_phase)
-    if outcome.failure is not None:
-        cell.fail(0, outcome.failure)
-        if on_line is not None:
-            on_line(prefix + cell.grasp_failure(0))
-    return recorder.result(None, start_cube, outcome.grasped, cell.failures[0])
 
 
 def _phase_line(phase: str, v: dict[str, Any]) -> str | None:
     if phase == "approach":
         return f"approach: tcp error {v['approach']:.1f} mm"
     if phase == "close":
-        return (f"close: finger gap {v['gap']:.1f} mm (cube is {CUBE_SIZE * 1000:.0f} mm), "
-                f"contact points {v['contacts']}")
-    if phase == "lift":
+        return f"close: finger gap {v['gap']:.1f} mm (cube is {CUBE_SIZE * 1000:.0f} mm), contact points {v['contacts']}"
+    if phase == "lift" and "below" in v:
         return f"lift: cube centre {v['below']:.1f} mm below the tcp, {v['sideways']:.1f} mm off-centre sideways"
     if phase == "release":
         return "release: gripper open"
     return None
 
 
-def _start_line(tcp: Sequence[float], cube: Sequence[float]) -> str:
-    return f"start: tcp at {np.round(np.asarray(tcp), 4)}, cube at {np.round(np.asarray(cube), 4)}"
+def start_cell(cubes: Sequence[CubeStart], home: np.ndarray, yaw: np.ndarray, options: AppOptions) -> PickPlaceCell:
+    """Build a cell with the arm above ``home`` (N, 3), open the grippers and let everything settle 120 steps."""
+    cell = PickPlaceCell(cubes, home, yaw, options)
+    cell.gripper.command(OPENING, GRIP_FORCE)
+    cell.gripper_open[:] = True
+    cell.hold(SETTLE_START)
+    return cell
+
+
+def _pick(cell: PickPlaceCell, arm: SimulatedArm, gripper: SimulatedGripper, plan: PickPlacePlan, cube: int,
+          on_line: Callable[[str], None] | None, prefix: str) -> tuple[_Recorder, bool, str | None]:
+    """Run the hardware sequence for one cube of a one-environment cell, measuring as it goes."""
+    cell.grasp_cube = cube
+    cell.tracking_mm = {}
+    recorder = _Recorder(cell, cube, np.array([plan.place]))
+
+    def on_phase(phase: str) -> None:
+        recorder(phase)
+        line = _phase_line(phase, recorder.values[0])
+        if on_line is not None and line is not None:
+            on_line(prefix + line)
+
+    arm.move_names = [s.phase for s in plan.steps() if s.kind == "move"]
+    arm.moves = 0
+    outcome = run_pick_and_place(arm, gripper, plan, on_phase=on_phase)
+    recorder.snapshot_tracking()
+    if outcome.failure is not None:
+        reason = cell.grasp_failure(0)
+        cell.fail(0, reason)
+        if on_line is not None:
+            on_line(prefix + reason)
+    return recorder, outcome.grasped, cell.failures[0]
+
+
+def _cube_fixture(cell: PickPlaceCell, k: int) -> BoxFixture:
+    """Cube ``k`` of environment 0, where it is now, as an obstacle for the collision check."""
+    pose = cell.cube_pose(k)[0]
+    return BoxFixture(f"cube {k + 1}", tuple(pose[:3].tolist()), (CUBE_SIZE / 2,) * 3, euler_from_quat(pose[3:])[2])
 
 
 def run_pick_place(options: AppOptions = AppOptions(), on_line: Callable[[str], None] | None = None,
                    stack: bool = False) -> RunResult:
-    """The seed's run (and, with ``stack``, a second cube placed on the first), one environment.
+    """The seed's run in one environment (and, with ``stack``, a second cube placed on the first).
+
+    The sequence is :func:`~simulo.apps.pick_place.hardware.run_pick_and_place` on a
+    :class:`SimulatedArm` and :class:`SimulatedGripper`. While one cube is moved, the other (when
+    stacking) is a fixture of the collision check.
 
     Args:
         options: Cell options (coupling, friction, IK solver, speed, fixtures).
-        on_line: Called with each status line as the run goes (the phase lines; not the summary).
+        on_line: Called with each phase line as the run goes (``start``, ``approach``, ``close``, ``lift``,
+            ``release``, and why a grasp failed); :func:`report_lines` gives the summary lines.
         stack: After the first cube, pick a second one from :data:`SECOND_CUBE` and put it on the first.
 
     Returns:
-        The result. With the numeric solver, ``ik_comparison_mm`` also holds the closed-form run's
-        approach error (a second, closed-form run is made for it).
+        The result. With the numeric solver or a speed factor above 1, a second run is made for the
+        comparison fields (see :class:`RunResult`).
 
     Raises:
         CollisionError: A move would collide with the floor or a fixture (named in the message).
     """
-    cubes = [_one_cube(PICK, CUBE_YAW)]
-    if stack:
-        cubes.append(_one_cube(SECOND_CUBE, SECOND_CUBE_YAW))
-    home = np.array([[PICK[0], PICK[1], HOVER_Z]])
-    cell = PickPlaceCell(cubes, home, np.array([CUBE_YAW]), options)
+    cubes = [_one_cube(PICK, CUBE_YAW)] + ([_one_cube(SECOND_CUBE, SECOND_CUBE_YAW)] if stack else [])
+    cell = start_cell(cubes, np.array([[PICK[0], PICK[1], HOVER_Z]]), np.array([CUBE_YAW]), options)
     try:
-        arm, gripper = SimulatedArm(cell), SimulatedGripper(cell)
-        cell.gripper.command(OPENING, GRIP_FORCE)
-        cell.gripper_open[0] = True
-        cell.hold(SETTLE_START)
         start_tcp = tuple(cell.tcp()[0].tolist())
-        first_cube = tuple(cell.cube_pose(0)[0, :3].tolist())
+        start_cube = tuple(cell.cube_pose(0)[0, :3].tolist())
         if on_line is not None:
-            on_line(_start_line(start_tcp, first_cube))
+            on_line(f"start: tcp at {np.round(np.asarray(start_tcp), 4)}, cube at {np.round(np.asarray(start_cube), 4)}")
+        arm, gripper = SimulatedArm(cell), SimulatedGripper(cell)
+        plans = [seed_plan(speed=options.speed)]
         if stack:
-            cell.obstacles[0] = [_cube_fixture(cell, 1)]
-        picks = [replace(_pick_once(cell, arm, gripper, seed_plan(speed=options.speed), 0, on_line),
-                         start_tcp=start_tcp)]
-        if stack and cell.active[0]:
-            cell.obstacles[0] = [_cube_fixture(cell, 0)]
             top = (PLACE[0], PLACE[1], PLACE[2] + CUBE_SIZE)
-            plan = seed_plan(SECOND_CUBE, top, SECOND_CUBE_YAW, speed=options.speed)
-            picks.append(_pick_once(cell, arm, gripper, plan, 1, on_line, prefix="stack: "))
+            plans.append(seed_plan(SECOND_CUBE, top, SECOND_CUBE_YAW, speed=options.speed))
+        done = []
+        for k, plan in enumerate(plans):
+            if not cell.active[0]:
+                break
+            cell.obstacles[0] = [_cube_fixture(cell, j) for j in range(len(cubes)) if j != k]
+            done.append(_pick(cell, arm, gripper, plan, k, on_line, "stack: " if k else ""))
         cell.hold(cell.settle_steps(SETTLE_END))
-        picks = [replace(p, **_final(cell, k, p)) for k, p in enumerate(picks)]
-        comparison: dict[str, float] = {}
-        if options.ik == "numeric":
-            reference = run_pick_place(replace(options, ik="closed-form"))
-            comparison = {"closed-form": reference.picks[0].approach_error_mm,
-                          "numeric": picks[0].approach_error_mm}
-        return RunResult(picks=tuple(picks), passed=all(p.passed for p in picks) and len(picks) == len(cubes),
-                         steps=cell.sim.step_count, sim_time=cell.sim.time, options=options,
-                         ik_comparison_mm=comparison)
+        picks = tuple(rec.result(0, grasped, failure) for rec, grasped, failure in done)
+        steps, sim_time = cell.sim.step_count, cell.sim.time
     finally:
         cell.close()
-
-
-def _cube_fixture(cell: PickPlaceCell, k: int) -> BoxFixture:
-    pose = cell.cube_pose(k)[0]
-    return BoxFixture(f"cube {k + 1}", tuple(pose[:3].tolist()), (CUBE_SIZE / 2,) * 3,
-                      euler_from_quat(pose[3:])[2])
-
-
-def _final(cell: PickPlaceCell, k: int, pick: PickResult) -> dict[str, Any]:
-    """The end-of-run fields of a pick, measured now."""
-    pose = cell.cube_pose(k)[0]
-    xy_err = float(np.linalg.norm(pose[:2] - np.asarray(pick.target[:2])))
-    ok = pick.failure is None and pick.grasped and xy_err < TOLERANCE and abs(pose[2] - pick.target[2]) < Z_TOLERANCE
-    return {"final_position": tuple(pose[:3].tolist()),
-            "final_rpy_deg": tuple(math.degrees(a) for a in euler_from_quat(pose[3:])),
-            "xy_error_mm": xy_err * 1000, "passed": bool(ok)}
+    ik_comparison: dict[str, float] = {}
+    if options.ik == "numeric":
+        reference = run_pick_place(replace(options, ik="closed-form"))
+        ik_comparison = {"closed-form": reference.picks[0].approach_error_mm or 0.0,
+                         "numeric": picks[0].approach_error_mm or 0.0}
+    seed_gain: dict[str, float] = {}
+    if options.speed > 1.0 and options.compensate_gain:
+        seed_gain = run_pick_place(replace(options, compensate_gain=False, ik="closed-form")).picks[0].tracking_mm
+    return RunResult(start_tcp=start_tcp, start_cube=start_cube, picks=picks,
+                     passed=len(picks) == len(cubes) and all(p.passed for p in picks), steps=steps,
+                     sim_time=sim_time, options=options, ik_comparison_mm=ik_comparison,
+                     seed_gain_tracking_mm=seed_gain)
 
 
 def report_lines(result: RunResult) -> list[str]:
-    """The summary lines printed after the phase lines: final pose, tilt, verdict, steps (and comparisons)."""
+    """The summary lines printed after the phase lines: final pose and tilt, verdict, comparisons, steps."""
     lines = []
     names = ["cube", "second cube"]
-    for k, pick in enumerate(result.picks):
+    for name, pick in zip(names, result.picks):
         x, y, z = pick.final_position
         roll, pitch, yaw = pick.final_rpy_deg
-        lines.append(f"{names[k]} final position: x={x:.4f} y={y:.4f} z={z:.4f} m")
-        lines.append(f"{names[k]} final tilt: roll {roll:.2f} deg, pitch {pitch:.2f} deg, yaw {yaw:.1f} deg")
+        lines.append(f"{name} final position: x={x:.4f} y={y:.4f} z={z:.4f} m")
+        lines.append(f"{name} final tilt: roll {roll:.2f} deg, pitch {pitch:.2f} deg, yaw {yaw:.1f} deg")
     for k, pick in enumerate(result.picks):
-        label = "" if k == 0 else f"{names[k]}: "
+        label = f"{names[k]}: " if k else ""
         lines.append(f"{label}xy error {pick.xy_error_mm:.1f} mm, tolerance {TOLERANCE * 1000:.0f} mm: "
                      f"{'PASS' if pick.passed else 'FAIL'}")
+    for k, pick in enumerate(result.picks):
+        if pick.slipped:
+            lines.append(f"{names[k]}: slipped in the grasp during the lift (it should hang "
+                         f"{(GRASP_Z - CUBE_SIZE / 2) * 1000:.0f} mm below the tcp)")
     if result.ik_comparison_mm:
         c = result.ik_comparison_mm
-        lines.append(f"ik: tcp error after the approach: closed-form {c['closed-form']:.1f} mm, "
-                     f"numeric (DLS on the tcp Jacobian) {c['numeric']:.1f} mm")
-    if result.options.speed != 1.0:
+        lines.append(f"ik: tcp error after the approach: closed-form {c['closed-form']:.3f} mm, "
+                     f"numeric (DLS on the tcp Jacobian) {c['numeric']:.3f} mm")
+    if result.seed_gain_tracking_mm and result.picks:
         pick = result.picks[0]
-        track = ", ".join(f"{k} {v:.1f}" for k, v in pick.tracking_mm.items())
-        slip = "n/a" if pick.slipped is None else ("slipped" if pick.slipped else "no slip")
-        lines.append(f"speed x{result.options.speed:g} (position gain {result.options.position_gain:.2f}): "
-                     f"tcp tracking error at the end of each move, mm: {track}; lift: {slip}")
+        now = ", ".join(f"{k} {v:.1f}" for k, v in pick.tracking_mm.items())
+        seed = ", ".join(f"{k} {v:.1f}" for k, v in result.seed_gain_tracking_mm.items())
+        slip = "n/a (no lift)" if pick.slipped is None else ("the cube slipped" if pick.slipped else "no slip")
+        lines.append(f"speed x{result.options.speed:g}: largest tcp tracking error per move, mm: {now} "
+                     f"(position gain {result.options.position_gain:.2f}); at the seed's gain {POSITION_GAIN}: {seed}")
+        lines.append(f"speed x{result.options.speed:g}: lift: {slip}")
     lines.append(f"simulated {result.sim_time:.1f} s in {result.steps} steps")
     return lines
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Batched trials
 # ---------------------------------------------------------------------------------------------------------
@@ -791,14 +854,12 @@ class TrialsResult:
     options: AppOptions
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of every number."""
-        out = asdict(self)
-        out["options"]["fixtures"] = [asdict(f) for f in self.options.fixtures]
-        return out
+        """A JSON-ready dict of every number (the options included)."""
+        return asdict(self)
 
 
 def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Callable[[str], None] | None = None
-              ) -> None:
+              ) -> np.ndarray:
     """Run :func:`~simulo.apps.pick_place.hardware.run_pick_and_place`'s sequence in every environment at once.
 
     ``plans[i]`` is environment ``i``'s plan; every plan has the same steps, so every environment runs the
@@ -810,9 +871,13 @@ def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Cal
         cell: The cell (``len(plans)`` environments).
         plans: One plan per environment.
         on_phase: Called with each phase name once every environment has done it.
+
+    Returns:
+        Which environments passed the grasp check, (N,) bool.
     """
     if len(plans) != cell.num_envs:
         raise SimuloValueError(f"run_batch needs one plan per environment ({cell.num_envs}), got {len(plans)}")
+    grasped = np.zeros(cell.num_envs, dtype=bool)
     for steps in zip(*(plan.steps() for plan in plans)):
         first = steps[0]
         if first.kind == "open":
@@ -826,9 +891,10 @@ def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Cal
         if on_phase is not None:
             on_phase(first.phase)
         if first.kind == "close":
-            holding = cell.holding()
-            for i in np.nonzero(cell.active & ~holding)[0]:
+            grasped = cell.active & cell.holding()
+            for i in np.nonzero(cell.active & ~grasped)[0]:
                 cell.fail(int(i), cell.grasp_failure(int(i)))
+    return grasped
 
 
 def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.0,
@@ -849,44 +915,22 @@ def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.
         Per-trial results and the pass count. The same arguments give the same numbers.
     """
     true, est = sample_trials(num, seed, noise_mm, noise_deg)
-    cubes = [CubeStart(true[:, :2].copy(), true[:, 2].copy())]
     home = np.stack([est[:, 0], est[:, 1], np.full(num, HOVER_Z)], axis=1)
-    cell = PickPlaceCell(cubes, home, est[:, 2].copy(), options)
+    cell = start_cell([CubeStart(true[:, :2].copy(), true[:, 2].copy())], home, est[:, 2].copy(), options)
     try:
-        cell.gripper.command(OPENING, GRIP_FORCE)
-        cell.gripper_open[:] = True
-        cell.hold(SETTLE_START)
         plans = [seed_plan((est[i, 0], est[i, 1], CUBE_SIZE / 2), PLACE, float(est[i, 2]), options.speed)
                  for i in range(num)]
-        recorder = _BatchRecorder(cell, PLACE)
-        run_batch(cell, plans, on_phase=recorder)
+        recorder = _Recorder(cell, 0, np.array([plan.place for plan in plans]))
+        grasped = run_batch(cell, plans, on_phase=recorder)
+        recorder.snapshot_tracking()
         cell.hold(cell.settle_steps(SETTLE_END))
-        picks = tuple(recorder.result(i) for i in range(num))
+        picks = tuple(recorder.result(i, bool(grasped[i]), cell.failures[i]) for i in range(num))
         return TrialsResult(seed=seed, noise_mm=float(noise_mm), noise_deg=float(noise_deg),
                             starts=tuple(tuple(r) for r in true.tolist()), estimates=tuple(tuple(r) for r in est.tolist()),
                             picks=picks, passed=sum(p.passed for p in picks), steps=cell.sim.step_count,
                             sim_time=cell.sim.time, worlds=cell.sim.worlds, options=options)
     finally:
         cell.close()
-
-
-class _BatchRecorder:
-    """One :class:`_Recorder` per environment, fed by :func:`run_batch`'s ``on_phase``."""
-
-    def __init__(self, cell: PickPlaceCell, target: Sequence[float]) -> None:
-        self.cell = cell
-        self.recorders = [_Recorder(cell, 0, target) for _ in range(cell.num_envs)]
-        self.start_cube = cell.cube_pose(0)[:, :3].copy()
-
-    def __call__(self, phase: str) -> None:
-        for i, rec in enumerate(self.recorders):
-            if phase != "lift" or self.cell.active[i]:
-                rec.record(phase, i)
-
-    def result(self, env: int) -> PickResult:
-        holding = self.cell.failures[env] is None
-        return self.recorders[env].result(None, tuple(self.start_cube[env].tolist()), holding,
-                                          self.cell.failures[env], env)
 
 
 def trial_lines(result: TrialsResult) -> list[str]:
@@ -906,7 +950,8 @@ def trial_lines(result: TrialsResult) -> list[str]:
         lines.append(line)
     noise = f", noise {result.noise_mm:g} mm {result.noise_deg:g} deg" if result.noise_mm or result.noise_deg else ""
     lines.append(f"trials: {result.passed}/{len(result.picks)} passed (seed {result.seed}{noise}); "
-                 f"{len(result.picks)} environments of one simulation over {result.worlds} worlds, "
+                 f"{len(result.picks)} environments of one simulation in {result.worlds} "
+                 f"world{'s' if result.worlds != 1 else ''}, "
                  f"simulated {result.sim_time:.1f} s in {result.steps} steps each")
     return lines
 
@@ -926,6 +971,8 @@ class SweepResult:
             two surfaces' coefficients by multiplying them, and the sweep sets both to the same value.
         coulomb_estimate: ``m g / (2 F)``: the contact coefficient below which two fingers squeezing with
             ``F`` each cannot hold the cube's weight.
+        coulomb_lift_estimate: ``m (g + a) / (2 F)`` with ``a`` the lift's peak acceleration (``6 h / T^2``
+            for the smooth 3s^2 - 2s^3 profile over height ``h`` in ``T`` seconds).
         grip_force: ``F``, N per finger.
     """
 
@@ -933,6 +980,7 @@ class SweepResult:
     slip_below: float
     contact_friction: float
     coulomb_estimate: float
+    coulomb_lift_estimate: float
     grip_force: float
 
     def to_json(self) -> dict[str, Any]:
@@ -941,27 +989,20 @@ class SweepResult:
 
 
 def lift_slips(friction: float, options: AppOptions = AppOptions()) -> tuple[bool, float]:
-    """Run the seed's approach, close and lift at one friction coefficient; report slip.
+    """Run the seed's approach, close and lift at one friction coefficient (cube and fingers); report slip.
 
     Returns:
-        ``(slipped, sink_mm)``: whether the cube sank more than :data:`SLIP_THRESHOLD` relative to the tcp
-        during the lift, and by how much. A failed grasp check counts as a slip (nothing was held).
+        ``(slipped, sink_mm)``: how far the cube sank relative to the tcp during the lift, and whether that
+        is more than :data:`SLIP_THRESHOLD`. A cube that was not held at all sinks the whole lift.
     """
     opts = replace(options, friction=friction)
-    cell = PickPlaceCell([_one_cube(PICK, CUBE_YAW)], np.array([[PICK[0], PICK[1], HOVER_Z]]),
-                         np.array([CUBE_YAW]), opts)
+    above = np.array([[PICK[0], PICK[1], HOVER_Z]])
+    cell = start_cell([_one_cube(PICK, CUBE_YAW)], above, np.array([CUBE_YAW]), opts)
     try:
-        cell.gripper.command(OPENING, GRIP_FORCE)
-        cell.gripper_open[0] = True
-        cell.hold(SETTLE_START)
         plan = seed_plan(speed=opts.speed)
-        above = np.array([[PICK[0], PICK[1], HOVER_Z]])
-        at = np.array([[PICK[0], PICK[1], GRASP_Z]])
-        yaw, descend = np.array([CUBE_YAW]), np.array([plan.descend_speed])
-        cell.move("approach", at, yaw, descend)
+        yaw = np.array([CUBE_YAW])
+        cell.move("approach", np.array([[PICK[0], PICK[1], GRASP_Z]]), yaw, np.array([plan.descend_speed]))
         cell.grip(0.0, GRIP_FORCE)
-        if not cell.holding()[0]:
-            return True, float("inf")
         before = cell.tcp()[0, 2] - cell.cube_pose(0)[0, 2]
         cell.move("lift", above, yaw, np.array([plan.lift_speed]))
         sink = (cell.tcp()[0, 2] - cell.cube_pose(0)[0, 2]) - before
@@ -1016,9 +1057,14 @@ def friction_sweep(options: AppOptions = AppOptions(), grid: Sequence[float] = (
         else:
             hi = mid
     threshold = round((lo + hi) / 2, 4)
-    g = 9.81
+    plan = seed_plan(speed=options.speed)
+    lift_time = math.ceil((HOVER_Z - GRASP_Z) / plan.lift_speed / (MOVE_QUANTUM / options.speed) - 1e-9) \
+        * MOVE_QUANTUM / options.speed
+    peak_accel = 6 * (HOVER_Z - GRASP_Z) / lift_time**2
     return SweepResult(samples=tuple(samples), slip_below=threshold, contact_friction=threshold * threshold,
-                       coulomb_estimate=CUBE_MASS * g / (2 * GRIP_FORCE), grip_force=GRIP_FORCE)
+                       coulomb_estimate=CUBE_MASS * GRAVITY / (2 * GRIP_FORCE),
+                       coulomb_lift_estimate=CUBE_MASS * (GRAVITY + peak_accel) / (2 * GRIP_FORCE),
+                       grip_force=GRIP_FORCE)
 
 
 def sweep_lines(result: SweepResult) -> list[str]:
@@ -1027,6 +1073,8 @@ def sweep_lines(result: SweepResult) -> list[str]:
              for mu, slipped, sink in sorted(result.samples)]
     lines.append(f"slip threshold: friction {result.slip_below:.3f} on the cube and the fingers "
                  f"(contact coefficient {result.contact_friction:.4f}: PyBullet multiplies the two surfaces' values)")
-    lines.append(f"Coulomb estimate: 2 mu F >= m g with F = {result.grip_force:.0f} N per finger, m = {CUBE_MASS} kg "
-                 f"gives mu* = {result.coulomb_estimate:.4f} for the contact")
+    lines.append(f"Coulomb estimate: holding needs 2 mu F >= m g; F = {result.grip_force:.0f} N per finger and "
+                 f"m = {CUBE_MASS} kg give mu* = {result.coulomb_estimate:.4f} for the contact "
+                 f"({result.coulomb_lift_estimate:.4f} with the lift's peak acceleration), "
+                 f"i.e. a friction of {math.sqrt(result.coulomb_estimate):.3f} on each surface")
     return lines

@@ -49,27 +49,40 @@ def quat_to_matrix(quat_wxyz: np.ndarray) -> np.ndarray:
     ], axis=1)
 
 
-def grasp_rotation(x: np.ndarray, y: np.ndarray, grasp_yaw: np.ndarray) -> np.ndarray:
-    """Hand orientation for a top-down grasp: hand axis straight down, fingers across the object's faces.
+def hand_yaw(x: np.ndarray, y: np.ndarray, grasp_yaw: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+    """World yaw ``psi`` of a downward hand whose fingers line up with an object of yaw ``grasp_yaw``.
 
-    The hand flipped to point down is ``Rz(psi) Ry(pi)``; its fingers line up with an object of yaw
-    ``grasp_yaw`` for any ``psi = grasp_yaw + k pi/2``. The ``k`` chosen keeps ``psi`` closest to the
-    arm's bearing ``atan2(y, x)``, so the wrist rolls as little as possible (at most 45 degrees).
+    Any ``psi = grasp_yaw + k pi/2`` lines the fingers up with a cube's faces. The ``k`` chosen keeps
+    ``psi`` nearest to ``reference`` (the hand's current yaw, so the wrist never flips mid-move), or, without
+    one, nearest to the arm's bearing ``atan2(y, x)`` (the smallest wrist roll, at most 45 degrees).
 
     Args:
         x: Target tcp x, shape (N,), metres.
         y: Target tcp y, shape (N,), metres.
         grasp_yaw: Object yaw, shape (N,), radians.
+        reference: Yaw to stay near, shape (N,), radians; None for the bearing.
 
     Returns:
-        Rotation matrices, shape (N, 3, 3).
+        Hand yaws, shape (N,), radians.
     """
-    bearing = np.arctan2(np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64))
     yaw = np.asarray(grasp_yaw, dtype=np.float64)
-    psi = yaw + np.round((bearing - yaw) / (math.pi / 2)) * (math.pi / 2)
+    if reference is None:
+        reference = np.arctan2(np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64))
+    return yaw + np.round((np.asarray(reference, dtype=np.float64) - yaw) / (math.pi / 2)) * (math.pi / 2)
+
+
+def down_rotation(psi: np.ndarray) -> np.ndarray:
+    """Rotation of a hand pointing straight down with world yaw ``psi``: ``Rz(psi) Ry(pi)``.
+
+    Args:
+        psi: Hand yaws, shape (N,), radians.
+
+    Returns:
+        Rotation matrices, shape (N, 3, 3); the third column (the hand axis) is (0, 0, -1).
+    """
+    psi = np.asarray(psi, dtype=np.float64)
     c, s = np.cos(psi), np.sin(psi)
     zero, one = np.zeros_like(psi), np.ones_like(psi)
-    # Rz(psi) @ Ry(pi) with Ry(pi) = diag(-1, 1, -1)
     return np.stack([
         np.stack([-c, -s, zero], axis=1),
         np.stack([-s, c, zero], axis=1),

@@ -206,15 +206,18 @@ class ArticulationBatch:
         idx = self.joint_indices
         if not idx:
             return
-        pos, vel, eff = [], [], []
+        pos: list[float] = []
+        vel: list[float] = []
+        eff: list[float] = []
         for w, b in self.handles:
             qs, qds, _, efforts = zip(*p.getJointStates(b, idx, physicsClientId=w.cid))
-            pos.append(qs)
-            vel.append(qds)
-            eff.append(efforts)
-        q[:] = pos
-        qd[:] = vel
-        effort[:] = eff
+            pos += qs
+            vel += qds
+            eff += efforts
+        shape = (len(self.handles), len(idx))  # flat lists convert much faster than nested ones
+        q[:] = np.array(pos).reshape(shape)
+        qd[:] = np.array(vel).reshape(shape)
+        effort[:] = np.array(eff).reshape(shape)
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: Sequence[int] | None = None) -> None:
@@ -245,7 +248,7 @@ class ArticulationBatch:
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6)."""
         if not velocity:
             links = list(links)
-            rows = []
+            flat: list[float] = []
             for i in env_ids:
                 w, b = self.handles[i]
                 if len(links) == 1:
@@ -253,8 +256,9 @@ class ArticulationBatch:
                 else:
                     states = p.getLinkStates(b, links, computeForwardKinematics=1, physicsClientId=w.cid)
                 for s in states:
-                    rows.append((*s[4], *from_pb_quat(s[5])))
-            return np.array(rows, dtype=np.float64).reshape(len(env_ids), len(links), 7), None
+                    flat += s[4]
+                    flat += from_pb_quat(s[5])
+            return np.array(flat, dtype=np.float64).reshape(len(env_ids), len(links), 7), None
         poses = np.empty((len(env_ids), len(links), 7))
         vels = np.empty((len(env_ids), len(links), 6)) if velocity else None
         for k, i in enumerate(env_ids):
@@ -317,6 +321,7 @@ class ArticulationBatch:
         All arrays are (num_envs, num_joints). ``mode`` holds PASSIVE, MOTOR_POSITION, MOTOR_VELOCITY or
         TORQUE per joint; motors use ``position``/``velocity`` targets, ``force`` as their limit and the
         solver gains; TORQUE joints get ``torque``. A joint leaving a motor mode has its motor disabled.
+        Entries a joint's mode does not use are not sent (they may be NaN).
         """
         key = mode.tobytes()
         if key != self._mode.tobytes():

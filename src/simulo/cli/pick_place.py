@@ -1,0 +1,138 @@
+"""``simulo pick-place``: the scripted pick-and-place app, with every "thing to try" one flag away.
+
+With no flags it prints the seed program's lines and numbers. Exit status: 0 on PASS (for ``--trials``:
+every trial passed; for ``--friction-sweep``: a threshold was found), 1 on FAIL (including a move the
+collision check refused), 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from simulo.errors import CollisionError, SimuloError
+
+
+def _noise(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    try:
+        mm, deg = (float(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MM,DEG such as 3,2 (position noise in mm, yaw noise in degrees), "
+                                         f"got {text!r}") from None
+    if not (math.isfinite(mm) and math.isfinite(deg) and mm >= 0 and deg >= 0):
+        raise argparse.ArgumentTypeError(f"noise levels must be finite numbers >= 0, got {text!r}")
+    return mm, deg
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
+def _number(low: float, high: float, what: str) -> Any:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="simulo pick-place",
+        description="A five-joint arm picks a 40 mm cube and places it, through the simulo contract "
+                    "(exit 0: PASS, 1: FAIL, 2: bad arguments).")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object instead of lines")
+    parser.add_argument("--uncoupled", action="store_true", help="no gear coupling between the fingers")
+    parser.add_argument("--friction", type=_number(0.0, 10.0, "a friction coefficient between 0 and 10"), default=1.0,
+                        metavar="MU", help="lateral friction of the cube and the fingers (default 1.0)")
+    parser.add_argument("--friction-sweep", action="store_true",
+                        help="find the friction at which the cube slips during the lift; compare with Coulomb")
+    parser.add_argument("--ik", choices=("closed-form", "numeric"), default="closed-form",
+                        help="IK solver: the analytic one or damped least squares on the tcp Jacobian "
+                             "(numeric also reports the closed-form run's approach error)")
+    parser.add_argument("--speed", type=_number(0.1, 8.0, "a speed factor between 0.1 and 8"), default=1.0,
+                        metavar="K", help="every move K times faster, with the arm's position gain raised to match")
+    parser.add_argument("--stack", action="store_true", help="then place a second cube on the first, 40 mm higher")
+    parser.add_argument("--trials", type=_positive_int, metavar="N",
+                        help="N random cube starts, batched as N environments of one simulation")
+    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the random starts (default 0)")
+    parser.add_argument("--noise", type=_noise, metavar="MM,DEG",
+                        help="with --trials: plan from a cube pose estimate with this much Gaussian noise "
+                             "(standard deviation of x and y in mm, of the yaw in degrees)")
+    return parser
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.noise is not None and args.trials is None:
+        parser.error("--noise needs --trials N (the noise is drawn per trial from the seeded generator)")
+    if args.stack and args.trials is not None:
+        parser.error("--stack and --trials cannot be combined")
+    if args.friction_sweep and (args.trials is not None or args.stack or args.friction != 1.0):
+        parser.error("--friction-sweep runs its own frictions; it cannot be combined with --friction, --stack "
+                     "or --trials")
+
+
+def main(argv: list[str]) -> int:
+    """Run the app as the flags say; return the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check(parser, args)
+    from simulo.apps.pick_place import app
+
+    options = app.AppOptions(coupled=not args.uncoupled, friction=args.friction, ik=args.ik, speed=args.speed)
+    say = None if args.json else print
+    try:
+        if args.friction_sweep:
+            on_sample = None if args.json else (
+                lambda mu, slipped, sink: print(f"friction {mu:.4f}: {'slips' if slipped else 'holds'} "
+                                                f"(cube sank {sink:.1f} mm during the lift)"))
+            sweep = app.friction_sweep(options, on_sample=on_sample)
+            _emit(args.json, sweep.to_json(), app.sweep_lines(sweep)[len(sweep.samples):])
+            return 0
+        if args.trials is not None:
+            mm, deg = args.noise if args.noise is not None else (0.0, 0.0)
+            trials = app.run_trials(args.trials, args.seed, mm, deg, options)
+            _emit(args.json, trials.to_json(), app.trial_lines(trials))
+            return 0 if trials.passed == len(trials.picks) else 1
+        result = app.run_pick_place(options, on_line=say, stack=args.stack)
+        _emit(args.json, result.to_json(), app.report_lines(result))
+        return 0 if result.passed else 1
+    except CollisionError as exc:
+        print(f"simulo pick-place: FAIL: {exc}", file=sys.stderr)
+        return 1
+    except SimuloError as exc:
+        print(f"simulo pick-place: {exc}", file=sys.stderr)
+        return 1
+
+
+def _emit(as_json: bool, data: dict[str, Any], lines: list[str]) -> None:
+    if as_json:
+        print(json.dumps(data, allow_nan=False))
+    else:
+        for line in lines:
+            print(line)

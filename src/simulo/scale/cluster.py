@@ -1,0 +1,128 @@
+"""Connecting to Ray, and shipping the app's own modules to its workers.
+
+* :func:`require_ray` imports Ray or explains how to install the extra.
+* :class:`Cluster` is a use of Ray: it connects to the cluster at an address, or starts a local one
+  with ``workers`` CPUs, or reuses a Ray session the process already has (tests do
+  ``ray.init(num_cpus=2)`` themselves). Only the :class:`Cluster` that started Ray shuts it down.
+* :func:`ship_by_value` makes the modules that define a task or a shard function travel with it (by
+  value), so workers on other machines need only ``simulo-local`` installed, not the app's files.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+import sys
+import sysconfig
+import types
+from pathlib import Path
+from typing import Any
+
+from simulo.errors import MissingDependencyError
+from simulo.scale.settings import check_address, check_workers
+
+INSTALL_HINT = "pip install 'simulo-local[ray]' (or: pip install 'ray>=2.9')"
+
+
+def require_ray(feature: str = "--workers/--address") -> types.ModuleType:
+    """Import and return ``ray``, or explain how to install it.
+
+    Raises:
+        MissingDependencyError: Ray is not installed.
+    """
+    try:
+        return importlib.import_module("ray")
+    except ImportError as exc:
+        raise MissingDependencyError(f"{feature} needs Ray, which is not installed: {INSTALL_HINT}") from exc
+
+
+class Cluster:
+    """One use of a Ray cluster; :meth:`close` shuts Ray down only if this object started it.
+
+    Args:
+        workers: Workers wanted; a local cluster is started with this many CPUs.
+        address: An existing cluster's address (``HOST:6379``, ``ray://HOST:10001`` or ``auto``), or
+            ``None`` for a local cluster.
+
+    Raises:
+        SimuloValueError: A bad ``workers`` or ``address``.
+        MissingDependencyError: Ray is not installed.
+    """
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        self.workers = check_workers(workers)
+        self.address = check_address(address)
+        self.ray = require_ray()
+        self.started = False
+        if self.ray.is_initialized():
+            return
+        if address is not None:
+            self.ray.init(address=address, logging_level=logging.WARNING)
+        else:
+            self.ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
+        self.started = True
+
+    def close(self) -> None:
+        """Shut Ray down if this object started it (idempotent)."""
+        if self.started and self.ray.is_initialized():
+            self.ray.shutdown()
+        self.started = False
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _installed(path: Path) -> bool:
+    """Whether a module file belongs to the interpreter or an installed distribution."""
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    if any(part in ("site-packages", "dist-packages") for part in path.parts):
+        return True
+    return any(path.is_relative_to(Path(root).resolve()) for root in roots)
+
+
+def _module_name(obj: Any) -> str:
+    """The module that defines ``obj``: a class or function's own, an instance's class's."""
+    if isinstance(obj, functools.partial):
+        obj = obj.func
+    if isinstance(obj, (type, types.FunctionType, types.MethodType)):
+        return str(obj.__module__)
+    return type(obj).__module__
+
+
+def ship_by_value(obj: Any) -> list[str]:
+    """Pickle the app modules ``obj`` comes from by value when it goes to Ray workers.
+
+    The module defining ``obj`` (its class for instances, or the function itself), and every module
+    loaded from the same folder, are registered with Ray's cloudpickle, unless they belong to
+    ``simulo`` or to an installed distribution. ``__main__`` is pickled by value anyway.
+
+    Returns:
+        The names of the modules registered.
+    """
+    from ray import cloudpickle  # noqa: PLC0415 - Ray is optional
+
+    owner = _module_name(obj)
+    module = sys.modules.get(owner)
+    file = getattr(module, "__file__", None)
+    if module is None or owner == "__main__" or owner.split(".")[0] == "simulo" or not file:
+        return []
+    folder = Path(file).resolve().parent
+    if _installed(Path(file).resolve()):
+        return []
+    shipped = []
+    for name, loaded in sorted(sys.modules.items()):
+        path = getattr(loaded, "__file__", None)
+        if not path or name == "__main__" or name.split(".")[0] == "simulo":
+            continue
+        try:
+            inside = Path(path).resolve().parent == folder
+        except OSError:
+            continue
+        if inside:
+            cloudpickle.register_pickle_by_value(loaded)
+            shipped.append(name)
+    return shipped

@@ -1,0 +1,299 @@
+"""``RayLearningEnv``: one batch of ``num_envs`` environments, stepped in lock step by Ray actors.
+
+The batch is cut into coarse shards of whole PyBullet worlds (``envs_per_world`` environments each, the
+same layout a single process uses), one shard per actor; never one actor per environment. Each actor
+holds a :class:`simulo.LearningEnv` built with ``shard=(first_env, num_envs)``, so its environments have
+the global indices, origins, worlds and random streams they have in one process. ``step`` sends every
+actor its slice of the actions and concatenates the answers in environment order: the trainer sees
+one batch, as before.
+
+Same seed, same numbers. With the same task, seed and actions, observations, rewards, dones and the
+``info`` entries (finished episodes in environment order, ``final_env_ids`` as global indices) equal a
+single-process ``LearningEnv``'s bit for bit, as long as the task draws its randomness from
+``task.random_uniform`` (one stream per environment). Process-wide generators (``random``,
+``torch.manual_seed``) are seeded with the same seed in every actor, so a task that draws from them
+gets the same numbers in every shard instead of one continuing stream: those draws differ from a
+single-process run.
+
+Cost. Every ``step`` is one round trip to every actor (about a millisecond on a laptop, more over a
+network), paid in parallel. Sharding pays off when a shard's step costs more than that: heavy physics
+or many environments per worker. Light tasks at small batches run faster in one process.
+
+A worker that dies makes ``step`` raise :class:`~simulo.errors.WorkerError`; under ``simulo run`` the
+job's ``retries`` then restart it from its latest checkpoint.
+"""
+
+from __future__ import annotations
+
+import inspect
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from simulo.errors import SimuloValueError, WorkerError
+from simulo.runtime.env import LearningEnv, _task_uses_torch
+from simulo.runtime.task import Task
+from simulo.runtime.tensors import Tensors, to_numpy
+from simulo.scale.cluster import Cluster, ship_by_value
+from simulo.scale.settings import check_workers
+from simulo.scale.sweep import Shard, plan_shards
+
+_SIGNATURE = inspect.signature(LearningEnv.__init__)
+
+
+def _numpy_tree(value: Any) -> Any:
+    """The same nested dict with every tensor as a numpy array (cheap to send, library-neutral)."""
+    if isinstance(value, Mapping):
+        return {k: _numpy_tree(v) for k, v in value.items()}
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    return to_numpy(value, "info")
+
+
+class EnvShard:
+    """The Ray actor behind one shard: a :class:`simulo.LearningEnv` over environments ``first .. first+n-1``.
+
+    The environment is made by :meth:`build`, not by the constructor, so an error of the task reaches the
+    caller as itself (an actor whose constructor fails only reports that it died).
+    """
+
+    env: LearningEnv
+
+    def build(self, task: Task, num_envs: int, first: int, total: int, options: dict[str, Any]) -> dict[str, Any]:
+        """Build the shard's environment and describe it.
+
+        Args:
+            task: The task (a fresh, unbuilt instance travels to each actor).
+            num_envs: Environments of this shard.
+            first: Global index of its first environment.
+            total: Environments of the whole batch.
+            options: The other :class:`simulo.LearningEnv` arguments.
+        """
+        self.env = LearningEnv(task, num_envs, shard=(first, total), **options)
+        return self.describe()
+
+    def describe(self) -> dict[str, Any]:
+        """Sizes and timing of the shard's environment."""
+        env = self.env
+        return {"observation_dim": env.observation_dim, "action_dim": env.action_dim, "device": env.device,
+                "dt": env.dt, "physics_dt": env.physics_dt, "physics_steps_per_action": env.physics_steps_per_action,
+                "max_episode_length": env.max_episode_length, "uses_torch": env.tensors.uses_torch}
+
+    def reset(self, seed: int | None) -> np.ndarray:
+        """Reset every environment of the shard; returns the observations as numpy."""
+        obs, _ = self.env.reset(seed=seed)
+        return to_numpy(obs, "observations")
+
+    def step(self, actions: np.ndarray, torch_seen: bool) -> tuple[Any, ...]:
+        """Step the shard; the transition with every tensor as numpy."""
+        if torch_seen:
+            self.env.tensors.enable_torch()
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
+        return (to_numpy(obs, "observations"), to_numpy(rewards, "rewards"), to_numpy(terminated, "terminated"),
+                to_numpy(truncated, "truncated"), _numpy_tree(info))
+
+    def set_return_final_observation(self, flag: bool) -> None:
+        """Forward :attr:`simulo.LearningEnv.return_final_observation`."""
+        self.env.return_final_observation = flag
+
+    def seeded_reset(self, env_id: int, episode_number: int) -> None:
+        """Forward :meth:`simulo.LearningEnv.seeded_reset` (``env_id`` local to the shard)."""
+        self.env.seeded_reset(env_id, episode_number)
+
+    def pid(self) -> int:
+        """The actor's process id."""
+        import os  # noqa: PLC0415
+
+        return os.getpid()
+
+    def close(self) -> None:
+        """Shut the shard's simulation down."""
+        self.env.close()
+
+
+class RayLearningEnv:
+    """A :class:`simulo.LearningEnv` whose environments are sharded over Ray actors.
+
+    Takes the arguments of :class:`simulo.LearningEnv`, plus:
+
+    Args:
+        workers: Actors to spread the batch over (at most one per PyBullet world; fewer when there are
+            fewer worlds).
+        address: An existing Ray cluster (``HOST:6379`` or ``ray://HOST:10001``), or ``None`` to use the
+            process's Ray session or start a local one with ``workers`` CPUs.
+
+    Under ``simulo run --workers N``, ``simulo.LearningEnv(...)`` returns one of these by itself, so an
+    app file runs unchanged with and without the flag.
+
+    Attributes:
+        shards: The shard of each actor, in environment order.
+
+    Raises:
+        SimuloValueError: A bad argument (the message names it).
+        TaskError: The task failed while an actor built it.
+        MissingDependencyError: Ray is not installed.
+    """
+
+    def __init__(self, task: Task, num_envs: int = 1, *args: Any, workers: int = 2, address: str | None = None,
+                 **kwargs: Any) -> None:
+        if not isinstance(task, Task):
+            raise SimuloValueError(f"RayLearningEnv needs a simulo.Task instance, got {task!r}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise SimuloValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        check_workers(workers)
+        try:
+            bound = _SIGNATURE.bind(None, task, num_envs, *args, **kwargs)
+        except TypeError as exc:
+            raise SimuloValueError(f"RayLearningEnv takes LearningEnv's arguments: {exc}") from None
+        options = {k: v for k, v in bound.arguments.items() if k not in ("self", "task", "num_envs")}
+        if options.get("shard") is not None:
+            raise SimuloValueError(f"shard={options['shard']!r}: RayLearningEnv makes the shards itself; "
+                                   "pass shard only to a LearningEnv")
+        options.pop("shard", None)
+        if options.get("tensor_library", "auto") == "auto":  # decided here: the actors see a shipped copy
+            options["tensor_library"] = "torch" if _task_uses_torch(task) else "numpy"
+        if options.get("seed", 0) is None:
+            options["seed"] = secrets.randbits(63)  # one draw for every shard, so the streams do not repeat
+        from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD  # noqa: PLC0415
+
+        per_world = options.get("envs_per_world") or DEFAULT_ENVS_PER_WORLD
+        self.num_envs = num_envs
+        self.shards: list[Shard] = plan_shards(num_envs, per_world, parts=workers)
+        self._cluster = Cluster(workers, address)
+        ray = self._cluster.ray
+        self._ray = ray
+        self._actors: list[Any] = []
+        try:
+            ship_by_value(task)
+            remote = ray.remote(num_cpus=1)(EnvShard)
+            self._actors = [remote.remote() for _ in self.shards]
+            facts = self._gather([a.build.remote(task, s.count, s.first, num_envs, options)
+                                  for a, s in zip(self._actors, self.shards)], "building the environments")
+        except BaseException:
+            self.close()
+            raise
+        first = facts[0]
+        self.observation_dim: int = first["observation_dim"]
+        self.action_dim: int = first["action_dim"]
+        self._device: str = first["device"]
+        self.dt: float = first["dt"]
+        self.physics_dt: float = first["physics_dt"]
+        self.physics_steps_per_action: int = first["physics_steps_per_action"]
+        self.max_episode_length: int = first["max_episode_length"]
+        self.tensors = Tensors(first["uses_torch"])
+        self.step_count = 0
+        self._return_final_observation = False
+
+    # -- the LearningEnv surface ------------------------------------------------------------------------
+    @property
+    def device(self) -> str:
+        """Compute device of the batch tensors (the CPU)."""
+        return self._device
+
+    @property
+    def workers(self) -> int:
+        """Actors in use (one per shard)."""
+        return len(self.shards)
+
+    @property
+    def return_final_observation(self) -> bool:
+        """Put finished environments' last observations in ``info["final_observation"]``."""
+        return self._return_final_observation
+
+    @return_final_observation.setter
+    def return_final_observation(self, flag: bool) -> None:
+        self._gather([a.set_return_final_observation.remote(bool(flag)) for a in self._actors], "configuring")
+        self._return_final_observation = bool(flag)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise SimuloValueError(f"seed must be an integer, got {seed!r}")
+        parts = self._gather([a.reset.remote(seed) for a in self._actors], "reset()")
+        return self.tensors.out(np.concatenate(parts)), {}
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Advance every shard one policy step; returns ``(obs, rewards, terminated, truncated, info)``.
+
+        Raises:
+            ShapeError / NonFiniteError: the actions are not (num_envs, action_dim) finite numbers.
+            TaskError: a task method failed in a shard.
+            WorkerError: an actor died.
+        """
+        checked = self.tensors.floats(actions, (self.num_envs, self.action_dim), "actions")
+        torch_seen = self.tensors.uses_torch
+        futures = [a.step.remote(checked[s.first:s.first + s.count], torch_seen)
+                   for a, s in zip(self._actors, self.shards)]
+        parts = self._gather(futures, f"step() at env step {self.step_count}")
+        self.step_count += 1
+        out = self.tensors.out
+        obs, rewards, terminated, truncated = (np.concatenate([p[k] for p in parts]) for k in range(4))
+        return out(obs), out(rewards), out(terminated), out(truncated), self._merge_info([p[4] for p in parts])
+
+    def seeded_reset(self, env_id: int, episode_number: int) -> None:
+        """Reset one environment with generators seeded from ``(seed, episode_number)``."""
+        ids = self.tensors.env_ids([env_id], self.num_envs)
+        index = next(k for k, s in enumerate(self.shards) if s.first <= ids[0] < s.first + s.count)
+        shard = self.shards[index]
+        self._gather([self._actors[index].seeded_reset.remote(int(ids[0]) - shard.first, episode_number)],
+                     "seeded_reset()")
+
+    def add_pre_reset_hook(self, hook: Any) -> None:
+        """Not available: the environments reset inside the Ray actors, away from this process."""
+        raise NotImplementedError("pre-reset hooks run next to the environments; a RayLearningEnv resets them "
+                                  "in Ray actors. Evaluate in one process (without --workers)")
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the actors, in shard order."""
+        return [int(p) for p in self._gather([a.pid.remote() for a in self._actors], "pid()")]
+
+    def close(self) -> None:
+        """Stop the actors (and Ray, if this environment started it). Idempotent."""
+        for actor in self._actors:
+            try:
+                self._ray.kill(actor)
+            except Exception:  # noqa: BLE001 - an actor that is already gone is fine
+                pass
+        self._actors = []
+        if getattr(self, "_cluster", None) is not None:
+            self._cluster.close()
+
+    def __enter__(self) -> RayLearningEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals --------------------------------------------------------------------------------------
+    def _gather(self, futures: list[Any], what: str) -> list[Any]:
+        """``ray.get`` with the original exception of a failed task and a clear error for a dead actor."""
+        exceptions = self._ray.exceptions
+        try:
+            return list(self._ray.get(futures))
+        except exceptions.RayTaskError as exc:
+            cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+            raise cause from exc
+        except (exceptions.RayActorError, exceptions.WorkerCrashedError, exceptions.NodeDiedError,
+                exceptions.ObjectLostError) as exc:
+            spans = ", ".join(f"{s.first}..{s.first + s.count - 1}" for s in self.shards)
+            raise WorkerError(f"a Ray worker of this RayLearningEnv (environments {spans}) died during {what}: "
+                              f"{type(exc).__name__}. Under simulo run, the job's retries restart it from its "
+                              "latest checkpoint") from exc
+
+    def _merge_info(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
+        """One ``info`` dict for the whole batch, entries in environment order (global ids)."""
+        out = self.tensors.out
+        merged: dict[str, Any] = {"time_outs": out(np.concatenate([i["time_outs"] for i in infos]))}
+        names = infos[0].get("terminations")
+        if names:
+            merged["terminations"] = {k: out(np.concatenate([i["terminations"][k] for i in infos])) for k in names}
+        finished = [(i, s) for i, s in zip(infos, self.shards) if "episode" in i]
+        if finished:
+            keys = finished[0][0]["episode"].keys()
+            if self._return_final_observation:
+                merged["final_observation"] = out(np.concatenate([i["final_observation"] for i, _ in finished]))
+                merged["final_env_ids"] = np.concatenate([i["final_env_ids"] + s.first for i, s in finished])
+            merged["episode"] = {k: out(np.concatenate([i["episode"][k] for i, _ in finished])) for k in keys}
+        return merged

@@ -1,0 +1,92 @@
+"""The benchmark scripts run in their tiny ``--quick`` mode and print the tables they promise.
+
+Wall times are never asserted: only the shape of the output, the import-leanness facts and the check that
+the contract loop and the raw PyBullet loop simulate the same physics (bit-identical joint positions).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _run(script: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _load(script: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(script.removesuffix(".py"), BENCH / script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _table(out: str, header: str) -> list[list[str]]:
+    """Rows (split on whitespace) under the line starting with ``header`` up to the next blank line."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:len(header.split())] == header.split())
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.strip() or not line.split()[0].isdigit():
+            break
+        rows.append(line.split())
+    return rows
+
+
+def test_import_time_quick_prints_the_cost_and_the_lean_import() -> None:
+    out = _run("import_time.py", "--quick")
+    assert re.search(r"^command\s+median ms\s+min ms\s+max ms$", out, re.M)
+    assert re.search(r"^python -c 'pass'\s+[\d.]+\s+[\d.]+\s+[\d.]+$", out, re.M)
+    assert re.search(r"^python -c 'import simulo'\s+[\d.]+\s+[\d.]+\s+[\d.]+$", out, re.M)
+    cost = re.search(r"^import simulo costs (-?[\d.]+) ms \(median\) / (-?[\d.]+) ms \(min\) above a bare "
+                     r"interpreter; goal <= 30 ms: (met|MISSED)$", out, re.M)
+    assert cost is not None, out
+    for name in ("pybullet", "numpy", "torch"):
+        assert f"{name} in sys.modules after import simulo: no" in out
+
+
+def test_import_time_breakdown_parses_importtime_lines() -> None:
+    rows = _load("import_time.py").importtime_breakdown(5)
+    assert len(rows) == 5
+    assert any(name.strip() == "simulo" for _, _, name in rows)
+    cumulative = [cum for _, cum, _ in rows]
+    assert cumulative == sorted(cumulative, reverse=True)
+
+
+def test_robot_throughput_quick_prints_both_tables_with_identical_physics() -> None:
+    out = _run("robot_throughput.py", "--quick")
+    rows = _table(out, "N steps contract/s raw/s ratio fast spread vs N=16 raw vs 16 same")
+    assert [r[0] for r in rows] == ["1", "16"]
+    for row in rows:
+        assert len(row) == 10
+        assert float(row[2]) > 0 and float(row[3]) > 0 and float(row[4]) > 0 and float(row[5]) > 0
+        assert row[9] == "yes"  # the contract and the raw loop end in bit-identical joint positions
+    assert rows[0][7:9] == ["-", "-"] and rows[1][7:9] == ["1.00", "1.00"]  # throughput relative to N = 16
+    assert re.search(r"^goal contract/raw >= 0\.9: (met|MISSED) \(lowest [\d.]+, at N=(1|16)\)$", out, re.M)
+    bounds = _table(out, "bound worlds contract/s raw/s ratio fast spread same")
+    assert [(r[0], r[1]) for r in bounds] == [("4", "4"), ("16", "1")]  # 16 environments
+    assert all(r[7] == "yes" for r in bounds)
+
+
+def test_robot_throughput_helpers() -> None:
+    bench = _load("robot_throughput.py")
+    targets = bench.arm_targets(50, 3)
+    assert targets.shape == (50, 3, 5)
+    assert np.abs(targets).max() <= 1.0
+    assert not np.array_equal(targets[:, 0], targets[:, 1])  # phase-shifted per environment
+    assert np.abs(np.diff(targets, axis=0)).max() < 0.025  # smooth: at most 1.0 * 2 pi * 0.9 Hz / 240 per step
+    assert bench.steps_for(1, 100, 3000) == 3000
+    assert bench.steps_for(256, 100, 3000) == 100
+    assert bench.steps_for(7, 10, 100) == 15

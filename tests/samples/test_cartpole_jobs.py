@@ -1,0 +1,58 @@
+"""The cartpole sample end to end: `simulo run` trains a few iterations, then evaluates the checkpoint."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+SAMPLE = Path(__file__).parents[2] / "samples" / "cartpole"
+
+
+def simulo_run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", *argv],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_train_then_eval_with_latest_policy(tmp_path: Path) -> None:
+    runs = str(tmp_path / "runs")
+    train = simulo_run(str(SAMPLE / "train.py"), "--num-envs", "32", "--max-iterations", "3", "--runs-dir", runs)
+    assert train.returncode == 0, train.stderr
+    stats = json.loads(train.stdout)
+    assert (stats["num_envs"], stats["iterations"], stats["env_steps"]) == (32, 3, 3 * 32 * 24)
+    assert len(stats["reward_history"]) == 3 and stats["best_reward"] == max(r for r in stats["reward_history"] if r)
+    run_dir = tmp_path / "runs" / "cartpole" / "train" / "0001"
+    assert stats["latest_checkpoint"] == str(run_dir / "checkpoints" / "latest.pt")
+    assert (run_dir / "checkpoints" / "best.pt").is_file()
+
+    evaluate = simulo_run(str(SAMPLE / "eval.py"), "--policy", "latest", "--episodes", "8", "--num-envs", "8",
+                          "--runs-dir", runs)
+    assert evaluate.returncode == 0, evaluate.stderr
+    assert f"--policy latest -> {run_dir / 'checkpoints' / 'best.pt'}" in evaluate.stderr
+    report = json.loads(evaluate.stdout)
+    assert report["report_schema_version"] == "simulo-local.evaluation_report.v1"
+    assert report["episodes"] == 8 and report["succeeded"] + report["failed"] == 8
+    assert report["success_rate_percent"] == pytest.approx(100.0 * report["succeeded"] / 8)
+    assert [c["name"] for c in report["checks"]] == ["pole upright", "lasted to the time limit"]
+    assert sum(e["episodes"] for e in report["endings"]) == 8
+    assert {e["ended_by"] for e in report["endings"]} <= {"pole fell", "cart out of bounds", "time limit"}
+    assert 0 < report["mean_length"] <= 300 and report["mean_return"] < 300
+    tested = report["tested"]
+    assert tested["policy"]["reference"] == "cartpole/train/0001:best" and tested["policy"]["iteration"] == 3
+    assert (tested["task"], tested["success_function"], tested["num_envs"]) == ("CartpoleTask", "balanced", 8)
+    rows = list(csv.DictReader(Path(report["episodes_csv"]).read_text(encoding="utf-8").splitlines()))
+    assert [int(r["episode"]) for r in rows] == list(range(8))
+    assert sum(r["success"] == "true" for r in rows) == report["succeeded"]
+
+
+def test_eval_without_a_trained_policy_fails_clearly(tmp_path: Path) -> None:
+    done = simulo_run(str(SAMPLE / "eval.py"), "--policy", "latest", "--episodes", "2", "--runs-dir",
+                      str(tmp_path / "runs"))
+    assert done.returncode == 1
+    assert "--policy: policy 'latest': no run under" in done.stderr and "train first" in done.stderr

@@ -1,0 +1,156 @@
+"""Rollouts sharded over Ray actors: the same numbers as one process, errors, dead workers."""
+
+from __future__ import annotations
+
+import os
+import signal
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simulo
+from simulo.errors import SimuloValueError, TaskError, WorkerError
+from simulo.runtime.training import RLTrainer
+from simulo.scale.ray_env import RayLearningEnv
+from simulo.scale.settings import ENV_ADDRESS, ENV_WORKERS
+
+torch = pytest.importorskip("torch")
+
+N = 24
+PER_WORLD = 8  # 3 worlds: two actors get shards of 8 and 16 environments
+
+
+def _assert_same(a: Any, b: Any, where: str) -> None:
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for key in a:
+            _assert_same(a[key], b[key], f"{where}[{key!r}]")
+        return
+    assert type(a) is type(b), where
+    if isinstance(a, torch.Tensor):
+        assert a.dtype == b.dtype and torch.equal(a, b), where
+    else:
+        np.testing.assert_array_equal(a, b, err_msg=where)
+
+
+def test_sharded_rollouts_equal_one_process(ray_cluster: Any, cartpole_task: ModuleType) -> None:
+    one = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=N, seed=7, envs_per_world=PER_WORLD)
+    sharded = RayLearningEnv(cartpole_task.CartpoleTask(), N, seed=7, envs_per_world=PER_WORLD, workers=2)
+    try:
+        assert [(s.first, s.count) for s in sharded.shards] == [(0, 8), (8, 16)]
+        assert len(set(sharded.worker_pids())) == 2 and os.getpid() not in sharded.worker_pids()
+        assert (sharded.observation_dim, sharded.action_dim, sharded.dt) == (one.observation_dim, one.action_dim, one.dt)
+        one.return_final_observation = sharded.return_final_observation = True
+        _assert_same(one.reset()[0], sharded.reset()[0], "reset")
+        rng = np.random.default_rng(0)
+        finished = 0
+        for t in range(120):
+            actions = torch.tensor(rng.uniform(-1, 1, (N, 1)), dtype=torch.float32)
+            expected, got = one.step(actions), sharded.step(actions)
+            for k, name in enumerate(("obs", "rewards", "terminated", "truncated", "info")):
+                _assert_same(expected[k], got[k], f"step {t} {name}")
+            finished += len(expected[4].get("episode", {}).get("return", ()))
+        assert finished > N  # episodes ended (and reset) in both shards, so the merged info was exercised
+        _assert_same(one.reset(seed=11)[0], sharded.reset(seed=11)[0], "reseeded reset")
+        one.seeded_reset(13, 4)
+        sharded.seeded_reset(13, 4)
+        zero = torch.zeros(N, 1)
+        _assert_same(one.step(zero)[0], sharded.step(zero)[0], "after seeded_reset")
+    finally:
+        sharded.close()
+        one.close()
+
+
+def test_trainer_on_sharded_env_matches_one_process(ray_cluster: Any, cartpole_task: ModuleType, tmp_path: Any) -> None:
+    stats = []
+    for env in (simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=16, seed=3, envs_per_world=4),
+                RayLearningEnv(cartpole_task.CartpoleTask(), 16, seed=3, envs_per_world=4, workers=2)):
+        try:
+            trainer = RLTrainer(env, seed=1, checkpoint_dir=tmp_path / type(env).__name__, progress=False,
+                                rollout_steps=16, num_minibatches=2, num_epochs=1)
+            stats.append(trainer.train(2))
+        finally:
+            env.close()
+    assert stats[0]["reward_history"] == stats[1]["reward_history"]
+    assert stats[0]["reward_history"][-1] is not None and stats[0]["env_steps"] == stats[1]["env_steps"] == 512
+
+
+def test_learning_env_shards_itself_under_workers_setting(ray_cluster: Any, cartpole_task: ModuleType,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_WORKERS, "2")
+    monkeypatch.delenv(ENV_ADDRESS, raising=False)
+    env = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=8, seed=0, envs_per_world=4)
+    try:
+        assert isinstance(env, RayLearningEnv) and env.workers == 2
+        assert tuple(env.reset()[0].shape) == (8, 4)
+    finally:
+        env.close()
+    shard = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=4, seed=0, envs_per_world=4, shard=(4, 8))
+    try:
+        assert type(shard) is simulo.LearningEnv  # a shard is never sharded again
+    finally:
+        shard.close()
+
+
+def test_fewer_worlds_than_workers_uses_one_actor_per_world(ray_cluster: Any, cartpole_task: ModuleType) -> None:
+    env = RayLearningEnv(cartpole_task.CartpoleTask(), 6, seed=0, workers=2)  # default 16 per world: one world
+    try:
+        assert [(s.first, s.count) for s in env.shards] == [(0, 6)] and env.workers == 1
+    finally:
+        env.close()
+
+
+class _BadObservations(simulo.Task):
+    """Returns one column too few."""
+
+    observation_dim = 2
+    action_dim = 1
+
+    def build(self, scene: Any) -> None:
+        scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+
+    def apply_actions(self, actions: Any) -> None:
+        pass
+
+    def get_observations(self) -> Any:
+        return np.zeros((self.num_envs, 1))
+
+    def reset_idx(self, env_ids: Any) -> None:
+        pass
+
+
+def test_bad_arguments_and_task_errors(ray_cluster: Any, cartpole_task: ModuleType) -> None:
+    with pytest.raises(SimuloValueError, match="shard"):
+        RayLearningEnv(cartpole_task.CartpoleTask(), 8, shard=(0, 8))
+    with pytest.raises(SimuloValueError, match="LearningEnv's arguments"):
+        RayLearningEnv(cartpole_task.CartpoleTask(), 8, colour="red")
+    with pytest.raises(SimuloValueError, match="num_envs"):
+        RayLearningEnv(cartpole_task.CartpoleTask(), 0)
+    with pytest.raises(SimuloValueError, match="workers"):
+        RayLearningEnv(cartpole_task.CartpoleTask(), 8, workers=0)
+    no_actions = _BadObservations()
+    no_actions.action_dim = 0
+    with pytest.raises(TaskError, match="_BadObservations.action_dim must be a positive integer, got 0"):
+        RayLearningEnv(no_actions, 4, envs_per_world=2, workers=2)  # raised by the actors, as itself
+    env = RayLearningEnv(_BadObservations(), 4, envs_per_world=2, workers=2)
+    try:
+        with pytest.raises(TaskError, match=r"get_observations\(\) returned shape \(2, 1\)"):
+            env.reset()
+        with pytest.raises(NotImplementedError, match="pre-reset hooks"):
+            env.add_pre_reset_hook(lambda ids: None)
+    finally:
+        env.close()
+
+
+def test_dead_worker_raises_worker_error(ray_cluster: Any, cartpole_task: ModuleType) -> None:
+    env = RayLearningEnv(cartpole_task.CartpoleTask(), 8, seed=0, envs_per_world=4, workers=2)
+    try:
+        env.reset()
+        os.kill(env.worker_pids()[1], signal.SIGKILL)
+        with pytest.raises(WorkerError, match=r"environments 0..3, 4..7\) died during step\(\)"):
+            for _ in range(50):  # the kill lands within a step or two
+                env.step(torch.zeros(8, 1))
+    finally:
+        env.close()
