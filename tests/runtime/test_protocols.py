@@ -59,3 +59,30 @@ def test_not_attached_error_is_runtime_and_attribute_error() -> None:
     assert issubclass(NotAttachedError, RuntimeError)
     assert issubclass(NotAttachedError, AttributeError)
     assert issubclass(NotAttachedError, simulo.SimuloError)
+
+
+def test_sensor_and_actuator_protocols(arm) -> None:
+    from simulo.interfaces.authoring import actuator as actuator_protocols
+    from simulo.interfaces.authoring import sensor as sensor_protocols
+
+    scene = simulo.Scene()
+    robot = simulo.Robot(arm)
+    cube = simulo.Prop(simulo.Cuboid(name="cube", size=(0.04,) * 3, physics=simulo.RigidPhysics(mass=0.1)))
+    gripper = simulo.ParallelGripper(("finger_left_joint", "finger_right_joint"))
+    sensor = simulo.ContactSensor(other=cube, name="finger_contacts")
+    robot.add_actuator(gripper, attach_to="hand").add_sensor(sensor, attach_to="finger_.*")
+    scene.add(robot, at="/World/Arm")
+    scene.add(cube, at="/World/Cube")
+    assert isinstance(sensor, sensor_protocols.SensorProtocol)
+    assert isinstance(gripper, actuator_protocols.ActuatorProtocol)
+    assert sensor.path == "/World/Arm/finger_contacts" and gripper.path == "/World/Arm/gripper"
+    sim = simulo.Simulation(scene)
+    try:
+        gripper.enabled = False
+        with pytest.raises(simulo.SimuloValueError, match="disabled"):
+            gripper.command(0.01, 10.0)
+        sensor.enabled = False
+        with pytest.raises(simulo.SimuloValueError, match="disabled"):
+            sensor.read()
+    finally:
+        sim.close()

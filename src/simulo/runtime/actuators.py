@@ -46,6 +46,8 @@ class ParallelGripper:
         self.gear_erp = float(gear_erp)
         self.gear_max_force = float(gear_max_force)
         self._name = name
+        self.path: str | None = None
+        self.enabled = True
         self._robot: Robot | None = None
         self._cols = np.zeros(0, dtype=np.int64)
 
@@ -75,6 +77,8 @@ class ParallelGripper:
                                      self.gear_erp, self.gear_max_force)
 
     def _require(self) -> "Robot":
+        if not self.enabled:
+            raise SimuloValueError(f"gripper {self._name!r} is disabled (enabled=False)")
         if self._robot is None or self._robot._rt is None:
             raise NotAttachedError("ParallelGripper is commanded after the simulation has attached its robot")
         return self._robot

@@ -331,6 +331,8 @@ class Robot:
         """Attach a sensor to the bodies matching ``attach_to``; returns the robot for chaining."""
         self._check_attachable(sensor, attach_to, "sensor")
         self._sensors.append((sensor, attach_to))
+        if self._path is not None:
+            sensor.path = f"{self._path}/{sensor.name}"
         if self._rt is not None:
             sensor._bind(self, attach_to)
         return self

@@ -144,7 +144,8 @@ class Scene:
                 self.add(child, at=f"{at}/{(rel or _default_name(child)).strip('/')}", per_environment=per_environment)
         if kind == "robot":
             for extra in (*item.sensors, *item.actuators):
-                self._items.append(SceneItem(extra, f"{at}/{_default_name(extra)}", "sensor_or_actuator", True))
+                extra.path = f"{at}/{_default_name(extra)}"
+                self._items.append(SceneItem(extra, extra.path, "sensor_or_actuator", True))
 
     def group(self, name: str, at: str | None = None) -> SceneGroup:
         """Create (or fetch) a named group under ``at`` (the root by default)."""

@@ -32,6 +32,10 @@ class ContactSensor:
             raise SimuloValueError(f"ContactSensor.other must be a simulo.Prop, got {other!r}")
         self.other = other
         self._name = name
+        self.path: str | None = None
+        self.update_period = 0.0  # contacts are queried when read
+        self.enabled = True
+        self.debug_vis = False
         self._robot: Robot | None = None
         self._bodies: list[int] = []
 
@@ -50,6 +54,8 @@ class ContactSensor:
         self._bodies = robot.find_bodies(attach_to)
 
     def _require(self) -> "Robot":
+        if not self.enabled:
+            raise SimuloValueError(f"contact sensor {self._name!r} is disabled (enabled=False)")
         if self._robot is None or self._robot._rt is None or self.other._rt is None:
             raise NotAttachedError("ContactSensor is read after the simulation has attached its robot and prop")
         return self._robot

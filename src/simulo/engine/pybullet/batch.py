@@ -11,9 +11,8 @@ PyBullet id. Poses are ``[x, y, z, qw, qx, qy, qz]`` of the URDF link frame (not
 
 from __future__ import annotations
 
-import operator
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pybullet as p
@@ -33,16 +32,9 @@ MAX_ENVS_PER_WORLD = 28
 #: Collision group of PyBullet's static objects (the shared ground plane keeps it).
 _STATIC_GROUP = 2
 
-#: Some joint columns of one environment: (a function taking them from a row list, their PyBullet indices).
-_Columns = tuple[Callable[[list[float]], list[float]], list[int]] | None
-
-
-def _picker(cols: list[int]) -> Callable[[list[float]], list[float]]:
-    """A function returning the entries ``cols`` (sorted, distinct) of a row list, as a list."""
-    if cols[-1] - cols[0] + 1 == len(cols):
-        return operator.itemgetter(slice(cols[0], cols[-1] + 1))
-    get = operator.itemgetter(*cols)
-    return lambda row: list(get(row))
+#: The commands of one control mode for a group of environments that share a mode row: (index of the
+#: group's rows and the mode's columns in a (num_envs, num_joints) array, PyBullet joint indices, handles).
+_Commands = tuple[Any, list[int], list[tuple["PyBulletWorld", int]]]
 
 
 class PyBulletEngine:
@@ -183,7 +175,7 @@ class ArticulationBatch:
         self._base_off_inverse = p.invertTransform(off_pos, off_orn)
         self._mode = np.zeros((len(handles), len(self.joints)), dtype=np.int8)
         self._plan_key: bytes | None = None  # the mode array the cached command plan was built for
-        self._plan: tuple[bool, bool, list[tuple[_Columns, _Columns, _Columns]]] = (False, False, [])
+        self._plan: dict[int, list[_Commands]] = {}
         n = len(self.joints)
         self._zeros = [0.0] * n
         # each link's centre of mass as PyBullet's calculateJacobian wants the point: from the link frame's
@@ -331,56 +323,49 @@ class ArticulationBatch:
             for i in np.flatnonzero(leaving.any(axis=1)).tolist():
                 self._disable_motors([i], np.flatnonzero(leaving[i]).tolist())
             prev[:] = mode
-        uses_motor, uses_torque, plan = self._command_plan(mode, key)
-        if uses_motor:
-            tp, tv, fmax = position.tolist(), velocity.tolist(), force.tolist()
-            kp, kv = position_gain.tolist(), velocity_gain.tolist()
-        if uses_torque:
-            tq = torque.tolist()
-        for i, (w, b) in enumerate(self.handles):
-            pos, vel, trq = plan[i]
-            if pos is not None:
-                take, joints = pos
-                p.setJointMotorControlArray(
-                    b, joints, p.POSITION_CONTROL, targetPositions=take(tp[i]), targetVelocities=take(tv[i]),
-                    forces=take(fmax[i]), positionGains=take(kp[i]), velocityGains=take(kv[i]),
-                    physicsClientId=w.cid)
-            if vel is not None:
-                take, joints = vel
-                p.setJointMotorControlArray(b, joints, p.VELOCITY_CONTROL, targetVelocities=take(tv[i]),
-                                            forces=take(fmax[i]), velocityGains=take(kv[i]), physicsClientId=w.cid)
-            if trq is not None:
-                take, joints = trq
-                p.setJointMotorControlArray(b, joints, p.TORQUE_CONTROL, forces=take(tq[i]), physicsClientId=w.cid)
+        # per body the calls keep their order (position, velocity, torque); bodies do not affect each other
+        plan = self._command_plan(mode, key)
+        for index, joints, handles in plan[MOTOR_POSITION]:
+            for (w, b), tp, tv, fmax, kp, kv in zip(handles, position[index].tolist(), velocity[index].tolist(),
+                                                     force[index].tolist(), position_gain[index].tolist(),
+                                                     velocity_gain[index].tolist()):
+                p.setJointMotorControlArray(b, joints, p.POSITION_CONTROL, targetPositions=tp, targetVelocities=tv,
+                                            forces=fmax, positionGains=kp, velocityGains=kv, physicsClientId=w.cid)
+        for index, joints, handles in plan[MOTOR_VELOCITY]:
+            for (w, b), tv, fmax, kv in zip(handles, velocity[index].tolist(), force[index].tolist(),
+                                            velocity_gain[index].tolist()):
+                p.setJointMotorControlArray(b, joints, p.VELOCITY_CONTROL, targetVelocities=tv, forces=fmax,
+                                            velocityGains=kv, physicsClientId=w.cid)
+        for index, joints, handles in plan[TORQUE]:
+            for (w, b), tq in zip(handles, torque[index].tolist()):
+                p.setJointMotorControlArray(b, joints, p.TORQUE_CONTROL, forces=tq, physicsClientId=w.cid)
 
-    def _command_plan(self, mode: np.ndarray, key: bytes
-                      ) -> tuple[bool, bool, list[tuple[_Columns, _Columns, _Columns]]]:
-        """Per environment, the position-motor, velocity-motor and torque columns of ``mode``.
+    def _command_plan(self, mode: np.ndarray, key: bytes) -> dict[int, list[_Commands]]:
+        """The commands of ``mode``: per control mode, one entry per group of environments sharing a mode row.
 
-        Returns ``(any motor columns, any torque columns, per-environment columns)``; cached until
-        ``mode`` changes, so a step with unchanged modes does no per-environment array work.
+        Cached until ``mode`` changes, so a step with unchanged modes does no per-environment index work.
         """
         if key != self._plan_key:
-            by_row: dict[bytes, tuple[_Columns, _Columns, _Columns]] = {}
-            rows = []
-            for m in mode:
-                row_key = m.tobytes()
-                if row_key not in by_row:
-                    by_row[row_key] = (self._columns(m, MOTOR_POSITION), self._columns(m, MOTOR_VELOCITY),
-                                       self._columns(m, TORQUE))
-                rows.append(by_row[row_key])
-            uses_motor = any(r[0] is not None or r[1] is not None for r in by_row.values())
-            uses_torque = any(r[2] is not None for r in by_row.values())
-            self._plan = (uses_motor, uses_torque, rows)
+            groups: dict[bytes, list[int]] = {}
+            for i, row in enumerate(mode):
+                groups.setdefault(row.tobytes(), []).append(i)
+            plan: dict[int, list[_Commands]] = {MOTOR_POSITION: [], MOTOR_VELOCITY: [], TORQUE: []}
+            for envs in groups.values():
+                row = mode[envs[0]]
+                for kind, commands in plan.items():
+                    cols = np.flatnonzero(row == kind)
+                    if not cols.size:
+                        continue
+                    if len(envs) == self.num_envs:
+                        contiguous = cols[-1] - cols[0] + 1 == cols.size
+                        index = (slice(None), slice(int(cols[0]), int(cols[-1]) + 1) if contiguous else cols)
+                    else:
+                        index = np.ix_(envs, cols)
+                    joints = [self.joint_indices[j] for j in cols.tolist()]
+                    commands.append((index, joints, [self.handles[i] for i in envs]))
+            self._plan = plan
             self._plan_key = key
         return self._plan
-
-    def _columns(self, mode_row: np.ndarray, kind: int) -> _Columns:
-        """The columns of one environment in control mode ``kind`` and their PyBullet joint indices."""
-        cols = np.flatnonzero(mode_row == kind).tolist()
-        if not cols:
-            return None
-        return _picker(cols), [self.joint_indices[j] for j in cols]
 
     def cancel_gravity(self) -> None:
         """Apply, for this step, an upward force of m·g at every link's centre of mass."""
