@@ -141,14 +141,17 @@ def raw_run(num_envs: int, bound: int, origins: np.ndarray) -> Run:
                 tcp_pose[i, 3:] = link[5]
             for cid in clients:
                 p.stepSimulation(physicsClientId=cid)
-        for i, (cid, body) in enumerate(handles):  # the state after the last step, as the contract holds it
-            q[i] = [s[0] for s in p.getJointStates(body, joints, physicsClientId=cid)]
+
+    def positions() -> np.ndarray:
+        """Joint positions after the last step (the contract refreshes its buffer after each step)."""
+        return np.array([[s[0] for s in p.getJointStates(body, joints, physicsClientId=cid)]
+                         for cid, body in handles])
 
     def close() -> None:
         for cid in clients:
             p.disconnect(physicsClientId=cid)
 
-    return Run(block, lambda: q.copy(), close, origins)
+    return Run(block, positions, close, origins)
 
 
 @dataclass
@@ -279,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     n = args.bound_envs
     steps = steps_for(n, args.steps, args.min_env_steps)
     print(f"\nenvs_per_world at N = {n} ({steps} steps per block)")
-    print(f"{'bound':>5} {'worlds':>6} {'contract/s':>11} {'raw/s':>9} {'ratio':>6} {'fast':>6} {'spread':>7} {'same':>5}")
+    print(f"{'bound':>5} {'worlds':>6} {'contract/s':>11} {'raw/s':>9} {'ratio':>6} {'fast':>6} {'spread':>7} "
+          f"{'same':>5}")
     for bound in args.bounds:
         res = compare(n, bound, steps, args.warmup, args.repeats)
         print(f"{bound:>5} {-(-n // bound):>6} {res.contract:>11.0f} {res.raw:>9.0f} {res.ratio:>6.3f} "

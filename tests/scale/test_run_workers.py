@@ -13,6 +13,7 @@ import pytest
 
 from simulo.cli import run
 from simulo.errors import JobError
+from simulo.platform.jobs import load_app_file
 from simulo.scale.settings import ENV_WORKERS
 
 APP = str(Path(__file__).with_name("fixtures") / "train_app.py")
@@ -26,8 +27,12 @@ def _simulo_run(tmp_path: Path, *flags: str) -> tuple[dict, str]:
     return json.loads(done.stdout), done.stderr
 
 
-def test_same_app_with_workers_resumes_after_a_lost_worker(tmp_path: Path) -> None:
-    plain, _ = _simulo_run(tmp_path / "plain")
+def test_same_app_with_workers_resumes_after_a_lost_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (ENV_WORKERS, "SIMULO_RAY_ADDRESS", "SIMULO_RUN_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SIMULO_CHECKPOINT_DIR", str(tmp_path / "plain"))
+    job = load_app_file(APP, discovery=False).select("train")
+    plain = job()  # the job's body in this process, without Ray
     assert plain["env"] == "LearningEnv" and plain["attempt"] == 1 and plain["iterations"] == 4
     sharded, log = _simulo_run(tmp_path / "ray", "--workers", "2")
     assert sharded["env"] == "RayLearningEnv"

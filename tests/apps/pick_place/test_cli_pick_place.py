@@ -101,7 +101,8 @@ def test_friction_sweep_finds_the_slip_threshold_beside_coulomb(capsys: pytest.C
     assert data["coulomb_estimate"] < data["contact_friction"] < 1.2 * data["coulomb_lift_estimate"]
 
 
-def test_friction_sweep_prints_both_numbers(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_friction_sweep_prints_both_numbers(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     from simulo.apps.pick_place import app
 
     def quick(options: app.AppOptions, on_sample: object = None) -> app.SweepResult:
@@ -161,7 +162,7 @@ def test_trials_run_batched_and_repeat_byte_for_byte() -> None:
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
     lines = first.stdout.splitlines()
-    assert lines[0] == "trial 0: cube at (0.3394, -0.2381) yaw   4.5 deg: xy error 0.2 mm, z 0.0200 m: PASS"
+    assert lines[0] == "trial 0: cube at (0.3985, 0.1145) yaw -32.0 deg: xy error 0.5 mm, z 0.0200 m: PASS"
     assert lines[-1] == ("trials: 4/4 passed (seed 1); 4 environments of one simulation in 1 world, "
                          "simulated 11.2 s in 2700 steps each")
 
@@ -169,8 +170,9 @@ def test_trials_run_batched_and_repeat_byte_for_byte() -> None:
 def test_noise_plans_from_an_estimate(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines = _run(capsys, "--trials", "4", "--noise", "3,2")
     assert status == 0
-    assert lines[0] == ("trial 0: cube at (0.4364, 0.0387) yaw   3.9 deg, estimate off 7.0 mm -2.5 deg: "
-                        "xy error 7.8 mm, z 0.0200 m: PASS")
+    assert lines[0] == ("trial 0: cube at (0.3432, -0.2722) yaw -41.3 deg, estimate off 1.6 mm +0.7 deg: "
+                        "xy error 0.5 mm, z 0.0200 m: PASS")
+    assert lines[3].startswith("trial 3: cube at (0.3333, -0.1639) yaw -42.5 deg, estimate off 4.6 mm +0.7 deg")
     assert lines[-1].startswith("trials: 4/4 passed (seed 0, noise 3 mm 2 deg)")
 
 

@@ -115,7 +115,8 @@ class AppOptions:
             raise SimuloValueError(f"ik must be 'closed-form' or 'numeric', got {self.ik!r}")
         if not isinstance(self.speed, (int, float)) or isinstance(self.speed, bool) \
                 or not math.isfinite(self.speed) or not 0.1 <= self.speed <= 8:
-            raise SimuloValueError(f"speed must be a number between 0.1 and 8 (times the seed's speed), got {self.speed!r}")
+            raise SimuloValueError(f"speed must be a number between 0.1 and 8 (times the seed's speed), "
+                                   f"got {self.speed!r}")
         for fixture in self.fixtures:
             if not isinstance(fixture, BoxFixture):
                 raise SimuloValueError(f"fixtures must be BoxFixture values, got {fixture!r}")
@@ -266,7 +267,7 @@ class PickPlaceCell:
     def _place_cube(self, cube: simulo.Prop, start: CubeStart) -> None:
         """Teleport the environments' cubes that do not start where environment 0's spawned."""
         moved = [i for i in range(self.num_envs)
-                 if start.xy[i, 0] != start.xy[0, 0] or start.xy[i, 1] != start.xy[0, 1] or start.yaw[i] != start.yaw[0]]
+                 if (start.xy[i] != start.xy[0]).any() or start.yaw[i] != start.yaw[0]]
         if not moved:
             return
         poses = np.array([[*(start.xy[i] + self.origins[i, :2]), start.z + self.origins[i, 2],
@@ -312,7 +313,8 @@ class PickPlaceCell:
         return np.asarray(self._finger_contacts[k].read_per_body())
 
     def holding(self) -> np.ndarray:
-        """Grasp check per environment: finger gap within :data:`GAP_TOLERANCE` of the cube and both fingers touching it."""
+        """Grasp check per environment (N,): the finger gap is within :data:`GAP_TOLERANCE` of the cube size and
+        both fingers touch the cube being grasped."""
         gap_ok = np.abs(self.finger_gap() - CUBE_SIZE) <= GAP_TOLERANCE
         return gap_ok & np.all(self.finger_contacts(self.grasp_cube) > 0, axis=1)
 
@@ -393,7 +395,8 @@ class PickPlaceCell:
         goals = np.where(self.active[:, None], goals, self.target)
         yaws = np.where(self.active, yaws, self.yaw)
         if not (np.isfinite(goals).all() and np.isfinite(yaws).all()):
-            raise SimuloValueError(f"move {name!r}: goals and yaws must be finite, got {goals.tolist()}, {yaws.tolist()}")
+            raise SimuloValueError(f"move {name!r}: goals and yaws must be finite, got {goals.tolist()}, "
+                                   f"{yaws.tolist()}")
         if not (np.isfinite(speeds[self.active]).all() and (speeds[self.active] > 0).all()):
             raise SimuloValueError(f"move {name!r}: speeds must be finite numbers > 0 m/s, got {speeds.tolist()}")
         for i in np.nonzero(self.active)[0]:
@@ -639,7 +642,8 @@ def _phase_line(phase: str, v: dict[str, Any]) -> str | None:
     if phase == "approach":
         return f"approach: tcp error {v['approach']:.1f} mm"
     if phase == "close":
-        return f"close: finger gap {v['gap']:.1f} mm (cube is {CUBE_SIZE * 1000:.0f} mm), contact points {v['contacts']}"
+        return (f"close: finger gap {v['gap']:.1f} mm (cube is {CUBE_SIZE * 1000:.0f} mm), "
+                f"contact points {v['contacts']}")
     if phase == "lift" and "below" in v:
         return f"lift: cube centre {v['below']:.1f} mm below the tcp, {v['sideways']:.1f} mm off-centre sideways"
     if phase == "release":
@@ -714,7 +718,8 @@ def run_pick_place(options: AppOptions = AppOptions(), on_line: Callable[[str], 
         start_tcp = tuple(cell.tcp()[0].tolist())
         start_cube = tuple(cell.cube_pose(0)[0, :3].tolist())
         if on_line is not None:
-            on_line(f"start: tcp at {np.round(np.asarray(start_tcp), 4)}, cube at {np.round(np.asarray(start_cube), 4)}")
+            on_line(f"start: tcp at {np.round(np.asarray(start_tcp), 4)}, "
+                    f"cube at {np.round(np.asarray(start_cube), 4)}")
         arm, gripper = SimulatedArm(cell), SimulatedGripper(cell)
         plans = [seed_plan(speed=options.speed)]
         if stack:
@@ -776,6 +781,8 @@ def report_lines(result: RunResult) -> list[str]:
         lines.append(f"speed x{result.options.speed:g}: lift: {slip}")
     lines.append(f"simulated {result.sim_time:.1f} s in {result.steps} steps")
     return lines
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Batched trials
 # ---------------------------------------------------------------------------------------------------------
@@ -792,8 +799,8 @@ def sample_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float =
     Starts are uniform by area over the annular sector :data:`TRIAL_RADIUS` x :data:`TRIAL_BEARING` (all
     reachable from above), with a uniform yaw in [-45, 45) degrees (a cube looks the same every 90). The
     estimate adds Gaussian noise of standard deviation ``noise_mm`` to x and y and ``noise_deg`` to the yaw.
-    All of it comes from ``numpy.random.default_rng(seed)``: first the starts, then the noise, so the
-    starts do not depend on the noise level.
+    Everything comes from ``numpy.random.default_rng(seed)``, trial by trial (three uniforms, then three
+    normals, drawn whatever the noise level): trial ``i`` is the same whatever ``num`` and the noise are.
 
     Args:
         num: Number of trials, >= 1.
@@ -815,11 +822,17 @@ def sample_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float =
         if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise SimuloValueError(f"{name} must be a finite number >= 0, got {value!r}")
     rng = np.random.default_rng(seed)
-    r = np.sqrt(rng.uniform(TRIAL_RADIUS[0] ** 2, TRIAL_RADIUS[1] ** 2, num))
-    bearing = rng.uniform(*TRIAL_BEARING, num)
-    yaw = rng.uniform(-math.pi / 4, math.pi / 4, num)
+    uniform = np.empty((num, 3))
+    normal = np.empty((num, 3))
+    for i in range(num):
+        uniform[i] = rng.random(3)
+        normal[i] = rng.standard_normal(3)
+    (r0, r1), (b0, b1) = TRIAL_RADIUS, TRIAL_BEARING
+    r = np.sqrt(r0**2 + uniform[:, 0] * (r1**2 - r0**2))
+    bearing = b0 + uniform[:, 1] * (b1 - b0)
+    yaw = (uniform[:, 2] - 0.5) * (math.pi / 2)
     true = np.stack([r * np.cos(bearing), r * np.sin(bearing), yaw], axis=1)
-    noise = rng.normal(0.0, 1.0, (num, 3)) * np.array([noise_mm / 1000, noise_mm / 1000, math.radians(noise_deg)])
+    noise = normal * np.array([noise_mm / 1000, noise_mm / 1000, math.radians(noise_deg)])
     return true, true + noise
 
 
@@ -915,6 +928,25 @@ def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.
         Per-trial results and the pass count. The same arguments give the same numbers.
     """
     true, est = sample_trials(num, seed, noise_mm, noise_deg)
+    return run_trial_set(true, est, options, seed=seed, noise_mm=noise_mm, noise_deg=noise_deg)
+
+
+def run_trial_set(true: np.ndarray, estimate: np.ndarray, options: AppOptions = AppOptions(), seed: int = -1,
+                  noise_mm: float = 0.0, noise_deg: float = 0.0) -> TrialsResult:
+    """Run given trials (rows ``[x, y, yaw]`` of true cube starts and of their estimates) as one batch.
+
+    :func:`run_trials` draws the rows; a benchmark passes one row at a time to time sequential runs.
+    ``seed`` and the noise levels are only recorded in the result.
+
+    Raises:
+        SimuloValueError: ``true`` and ``estimate`` are not the same (N, 3) shape.
+    """
+    true = np.asarray(true, dtype=np.float64)
+    est = np.asarray(estimate, dtype=np.float64)
+    if true.ndim != 2 or true.shape[1] != 3 or est.shape != true.shape:
+        raise SimuloValueError(f"trials need true and estimated rows [x, y, yaw] of the same shape (N, 3), got "
+                               f"{true.shape} and {est.shape}")
+    num = true.shape[0]
     home = np.stack([est[:, 0], est[:, 1], np.full(num, HOVER_Z)], axis=1)
     cell = start_cell([CubeStart(true[:, :2].copy(), true[:, 2].copy())], home, est[:, 2].copy(), options)
     try:
@@ -926,7 +958,8 @@ def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.
         cell.hold(cell.settle_steps(SETTLE_END))
         picks = tuple(recorder.result(i, bool(grasped[i]), cell.failures[i]) for i in range(num))
         return TrialsResult(seed=seed, noise_mm=float(noise_mm), noise_deg=float(noise_deg),
-                            starts=tuple(tuple(r) for r in true.tolist()), estimates=tuple(tuple(r) for r in est.tolist()),
+                            starts=tuple(tuple(r) for r in true.tolist()),
+                            estimates=tuple(tuple(r) for r in est.tolist()),
                             picks=picks, passed=sum(p.passed for p in picks), steps=cell.sim.step_count,
                             sim_time=cell.sim.time, worlds=cell.sim.worlds, options=options)
     finally:
@@ -945,6 +978,8 @@ def trial_lines(result: TrialsResult) -> list[str]:
         if result.noise_mm or result.noise_deg:
             line += f", estimate off {off_mm:.1f} mm {off_deg:+.1f} deg"
         line += f": xy error {pick.xy_error_mm:.1f} mm, z {pick.final_position[2]:.4f} m: {verdict}"
+        if pick.slipped:
+            line += " (slipped in the grasp during the lift)"
         if pick.failure is not None:
             line += f" ({pick.failure})"
         lines.append(line)

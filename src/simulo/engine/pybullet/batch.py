@@ -34,7 +34,7 @@ _STATIC_GROUP = 2
 
 #: The commands of one control mode for a group of environments that share a mode row: (index of the
 #: group's rows and the mode's columns in a (num_envs, num_joints) array, PyBullet joint indices, handles).
-_Commands = tuple[Any, list[int], list[tuple["PyBulletWorld", int]]]
+_Commands = tuple[Any, list[int], list[tuple[PyBulletWorld, int]]]
 
 
 class PyBulletEngine:

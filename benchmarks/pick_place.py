@@ -1,0 +1,125 @@
+"""The pick-and-place app against the seed's own program, and batched trials against sequential runs.
+
+(a) Whole processes, in the same run: ``simulo pick-place`` (the app through the contract) against the
+seed's program rebuilt from ``../shared/seeds/000_e63e4e11bcdcc457.txt`` next to the repository (skipped
+when that file is absent; the seed's code is never committed). Both are started as fresh interpreters,
+with bytecode cached in a temporary folder as for an installed package, alternately (app, seed, seed,
+app, ...) so that machine load hits both alike; the table gives each one's
+median and minimum wall time and the ratio app/seed of the medians. Goal: ratio <= 1.0. The script also
+checks that both print the same lines (whitespace normalised).
+
+(b) In this process: ``N`` random-start trials (``--seed``) batched as ``N`` environments of one
+simulation, against the same ``N`` trials run one after another, each as a one-environment simulation.
+Prints both times, the ratio batched/sequential and both pass counts (environments sharing a PyBullet
+world are not bit-identical to lone ones, so the counts may differ by a trial or so).
+
+Run::
+
+    python benchmarks/pick_place.py            # 7 runs of each process; 50 trials
+    python benchmarks/pick_place.py --quick    # 1 run of each, 4 trials (used by the tests)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _seed_program import build_seed_program  # noqa: E402
+
+from simulo.apps.pick_place.app import run_trial_set, sample_trials  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT.parent / "shared" / "seeds" / "000_e63e4e11bcdcc457.txt"
+PROCESS_GOAL = 1.0
+
+
+def app_command() -> list[str]:
+    """The installed ``simulo pick-place`` command (or the module form when no script is installed)."""
+    script = Path(sys.executable).parent / "simulo"
+    return [str(script), "pick-place"] if script.is_file() else [sys.executable, "-m", "simulo.cli.main", "pick-place"]
+
+
+def time_process(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, list[str]]:
+    """Wall time (s) of one process and its stdout lines, whitespace normalised."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=600)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} exited with {done.returncode}:\n{done.stderr}")
+    return elapsed, [" ".join(line.split()) for line in done.stdout.splitlines()]
+
+
+def processes(runs: int) -> None:
+    """Part (a): the app process against the seed's program."""
+    print("(a) whole process: simulo pick-place against the seed's program")
+    if not SEED.is_file():
+        print(f"skipped: the seed text is not at {SEED}")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        program = Path(folder) / "pick_place.py"
+        program.write_text(build_seed_program(SEED), encoding="utf-8")
+        commands = {"app": app_command(), "seed": [sys.executable, str(program)]}
+        # Cache bytecode (in the temporary folder, not in the tree) as an installed package would.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
+        times: dict[str, list[float]] = {"app": [], "seed": []}
+        outputs: dict[str, list[str]] = {}
+        for name in ("app", "seed"):  # warm-up: file caches, bytecode
+            time_process(commands[name], Path(folder), env)
+        for k in range(runs):
+            order = ("app", "seed") if k % 2 == 0 else ("seed", "app")
+            for name in order:
+                elapsed, outputs[name] = time_process(commands[name], Path(folder), env)
+                times[name].append(elapsed)
+    print(f"{'process':<8} {'median s':>9} {'min s':>7} {'runs':>5}")
+    for name in ("app", "seed"):
+        print(f"{name:<8} {statistics.median(times[name]):9.3f} {min(times[name]):7.3f} {len(times[name]):5d}")
+    ratio = statistics.median(times["app"]) / statistics.median(times["seed"])
+    verdict = "met" if ratio <= PROCESS_GOAL else "MISSED"
+    print(f"ratio app/seed (medians) {ratio:.2f}; goal <= {PROCESS_GOAL:.1f}: {verdict}")
+    print(f"same lines: {'yes' if outputs['app'] == outputs['seed'] else 'NO'}")
+
+
+def trials(num: int, seed: int) -> None:
+    """Part (b): ``num`` trials batched against the same trials run one by one."""
+    print(f"\n(b) {num} random-start trials (seed {seed}): one batched simulation against {num} single runs")
+    true, est = sample_trials(num, seed)
+    start = time.perf_counter()
+    batched = run_trial_set(true, est, seed=seed)
+    batched_s = time.perf_counter() - start
+    start = time.perf_counter()
+    single_passed = sum(run_trial_set(true[i:i + 1], est[i:i + 1], seed=seed).passed for i in range(num))
+    sequential_s = time.perf_counter() - start
+    print(f"{'mode':<11} {'seconds':>8} {'passed':>7} {'env-steps/s':>12}")
+    steps = batched.steps * num
+    print(f"{'batched':<11} {batched_s:8.2f} {batched.passed:>4}/{num:<2} {steps / batched_s:12.0f}")
+    print(f"{'sequential':<11} {sequential_s:8.2f} {single_passed:>4}/{num:<2} {steps / sequential_s:12.0f}")
+    print(f"ratio batched/sequential {batched_s / sequential_s:.2f} ({batched.worlds} PyBullet "
+          f"world{'s' if batched.worlds != 1 else ''} for the batch)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run both parts; return the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs of each process in part (a)")
+    parser.add_argument("--trials", type=int, default=50, help="trials in part (b)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the trials")
+    parser.add_argument("--quick", action="store_true", help="1 run of each process and 4 trials")
+    args = parser.parse_args(argv)
+    runs, num = (1, 4) if args.quick else (args.runs, args.trials)
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    processes(runs)
+    trials(num, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
