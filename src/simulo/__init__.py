@@ -54,6 +54,7 @@ _LAZY: dict[str, str] = {
     "Robot": "simulo.runtime.robot",
     "Prop": "simulo.runtime.prop",
     "Simulation": "simulo.runtime.simulation",
+    "VideoWriter": "simulo.runtime.recording",
     "Task": "simulo.runtime.task",
     "LearningEnv": "simulo.runtime.env",
     "GymVectorEnv": "simulo.runtime.gym_adapter",

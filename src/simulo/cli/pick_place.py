@@ -13,6 +13,7 @@ import math
 import sys
 from typing import Any
 
+import simulo
 from simulo.errors import CollisionError, SimuloError
 
 
@@ -84,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--noise", type=_noise, metavar="MM,DEG",
                         help="with --trials: plan from a cube pose estimate with this much Gaussian noise "
                              "(standard deviation of x and y in mm, of the yaw in degrees)")
+    parser.add_argument("--record", metavar="FILE", default=None,
+                        help="write a video of the run (.gif or .mp4), drawn headless on the CPU; needs imageio "
+                             "(pip install 'simulo-local[video]')")
     return parser
 
 
@@ -92,6 +96,8 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         parser.error("--noise needs --trials N (the noise is drawn per trial from the seeded generator)")
     if args.stack and args.trials is not None:
         parser.error("--stack and --trials cannot be combined")
+    if args.record is not None and (args.trials is not None or args.friction_sweep):
+        parser.error("--record films one run; it cannot be combined with --trials or --friction-sweep")
     if args.friction_sweep and (args.trials is not None or args.stack or args.friction != 1.0):
         parser.error("--friction-sweep runs its own frictions; it cannot be combined with --friction, --stack "
                      "or --trials")
@@ -119,8 +125,12 @@ def main(argv: list[str]) -> int:
             trials = app.run_trials(args.trials, args.seed, mm, deg, options)
             _emit(args.json, trials.to_json(), app.trial_lines(trials))
             return 0 if trials.passed == len(trials.picks) else 1
-        result = app.run_pick_place(options, on_line=say, stack=args.stack)
+        video = None if args.record is None else simulo.VideoWriter(args.record, fps=1.0 / (app.DT * app.FRAME_EVERY))
+        result = app.run_pick_place(options, on_line=say, stack=args.stack, video=video)
         _emit(args.json, result.to_json(), app.report_lines(result))
+        if video is not None:
+            path = video.close()
+            print(f"recorded {path} ({len(video.frames)} frames)", file=sys.stderr)
         return 0 if result.passed else 1
     except CollisionError as exc:
         print(f"simulo pick-place: FAIL: {exc}", file=sys.stderr)

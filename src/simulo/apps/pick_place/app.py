@@ -49,6 +49,9 @@ ARM_JOINTS = ("base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll")
 FINGER_JOINTS = ("finger_left_joint", "finger_right_joint")
 TCP_BODY = "tcp"
 DT = 1.0 / 240.0
+FRAME_EVERY = 8  # physics steps per video frame: 30 frames per simulated second
+FRAME_SIZE = (320, 240)  # video width, height in pixels
+CAMERA_EYE, CAMERA_TARGET = (0.85, -0.5, 0.45), (0.3, 0.1, 0.08)  # m, relative to the environment origin
 POSITION_GAIN = 0.3
 """Engine-motor position gain of the arm joints (the seed's ``positionGains``)."""
 GRIP_FORCE = 20.0
@@ -206,7 +209,7 @@ class PickPlaceCell:
     """
 
     def __init__(self, cubes: Sequence[CubeStart], start_tcp: np.ndarray, start_yaw: np.ndarray,
-                 options: AppOptions = AppOptions()) -> None:
+                 options: AppOptions = AppOptions(), video: Any = None) -> None:
         start_tcp = np.asarray(start_tcp, dtype=np.float64)
         start_yaw = np.asarray(start_yaw, dtype=np.float64)
         n = start_tcp.shape[0]
@@ -241,7 +244,8 @@ class PickPlaceCell:
             self.cubes.append(cube)
             self._all_contacts.append(every_link)
             self._finger_contacts.append(fingers)
-        self.sim = simulo.Simulation(scene, dt=DT)
+        self.video = video
+        self.sim = simulo.Simulation(scene, dt=DT, visuals=video is not None)
         self.robot.set_body_friction("finger_.*", options.friction)
         self.origins = np.asarray(self.sim.env_origins, dtype=np.float64)
         self.arm_ids = [self.robot.find_joints(name)[0] for name in ARM_JOINTS]
@@ -363,11 +367,11 @@ class PickPlaceCell:
     def hold(self, steps: int) -> None:
         """Step the simulation ``steps`` times with the tcp held at its target."""
         if self.options.ik == "closed-form":
-            self.sim.step(steps)
+            self.advance(steps)
             return
         for _ in range(steps):
             self._command(self.target, self.yaw)
-            self.sim.step()
+            self.advance(1)
 
     def settle_steps(self, steps: int) -> int:
         """Settling steps after a move or gripper command at the current speed factor."""
@@ -424,7 +428,7 @@ class PickPlaceCell:
             s = smoothstep(k / n)
             point = (1 - s) * start + s * goals
             self._command(point, yaws)
-            self.sim.step()
+            self.advance(1)
             np.maximum(peak, np.linalg.norm(self.tcp() - point, axis=1), out=peak)
         self.target, self.yaw = goals, yaws
         self.tracking_mm[name] = peak * 1000
@@ -447,6 +451,16 @@ class PickPlaceCell:
         if open_gripper:
             self.gripper.command(OPENING, GRIP_FORCE, env_ids=[env])
             self.gripper_open[env] = True
+
+    def advance(self, steps: int) -> None:
+        """Step the simulation; when recording, draw environment 0 every :data:`FRAME_EVERY` steps."""
+        if self.video is None:
+            self.sim.step(steps)
+            return
+        for _ in range(steps):
+            self.sim.step()
+            if self.sim.step_count % FRAME_EVERY == 0:
+                self.video.add(self.sim.render(0, *FRAME_SIZE, eye=CAMERA_EYE, target=CAMERA_TARGET))
 
     def close(self) -> None:
         """Release the simulation."""
@@ -651,9 +665,13 @@ def _phase_line(phase: str, v: dict[str, Any]) -> str | None:
     return None
 
 
-def start_cell(cubes: Sequence[CubeStart], home: np.ndarray, yaw: np.ndarray, options: AppOptions) -> PickPlaceCell:
-    """Build a cell with the arm above ``home`` (N, 3), open the grippers and let everything settle 120 steps."""
-    cell = PickPlaceCell(cubes, home, yaw, options)
+def start_cell(cubes: Sequence[CubeStart], home: np.ndarray, yaw: np.ndarray, options: AppOptions,
+               video: Any = None) -> PickPlaceCell:
+    """Build a cell with the arm above ``home`` (N, 3), open the grippers and let everything settle 120 steps.
+
+    ``video`` (a :class:`simulo.VideoWriter`) records environment 0 as the cell runs.
+    """
+    cell = PickPlaceCell(cubes, home, yaw, options, video)
     cell.gripper.command(OPENING, GRIP_FORCE)
     cell.gripper_open[:] = True
     cell.hold(SETTLE_START)
@@ -692,7 +710,7 @@ def _cube_fixture(cell: PickPlaceCell, k: int) -> BoxFixture:
 
 
 def run_pick_place(options: AppOptions = AppOptions(), on_line: Callable[[str], None] | None = None,
-                   stack: bool = False) -> RunResult:
+                   stack: bool = False, video: Any = None) -> RunResult:
     """The seed's run in one environment (and, with ``stack``, a second cube placed on the first).
 
     The sequence is :func:`~simulo.apps.pick_place.hardware.run_pick_and_place` on a
@@ -704,6 +722,8 @@ def run_pick_place(options: AppOptions = AppOptions(), on_line: Callable[[str], 
         on_line: Called with each phase line as the run goes (``start``, ``approach``, ``close``, ``lift``,
             ``release``, and why a grasp failed); :func:`report_lines` gives the summary lines.
         stack: After the first cube, pick a second one from :data:`SECOND_CUBE` and put it on the first.
+        video: A :class:`simulo.VideoWriter` that receives frames of the run (drawn headless on the CPU; the
+            physics is the same with and without it).
 
     Returns:
         The result. With the numeric solver or a speed factor above 1, a second run is made for the
@@ -713,7 +733,7 @@ def run_pick_place(options: AppOptions = AppOptions(), on_line: Callable[[str], 
         CollisionError: A move would collide with the floor or a fixture (named in the message).
     """
     cubes = [_one_cube(PICK, CUBE_YAW)] + ([_one_cube(SECOND_CUBE, SECOND_CUBE_YAW)] if stack else [])
-    cell = start_cell(cubes, np.array([[PICK[0], PICK[1], HOVER_Z]]), np.array([CUBE_YAW]), options)
+    cell = start_cell(cubes, np.array([[PICK[0], PICK[1], HOVER_Z]]), np.array([CUBE_YAW]), options, video)
     try:
         start_tcp = tuple(cell.tcp()[0].tolist())
         start_cube = tuple(cell.cube_pose(0)[0, :3].tolist())

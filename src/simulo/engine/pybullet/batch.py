@@ -176,6 +176,8 @@ class ArticulationBatch:
         self._mode = np.zeros((len(handles), len(self.joints)), dtype=np.int8)
         self._plan_key: bytes | None = None  # the mode array the cached command plan was built for
         self._plan: dict[int, list[_Commands]] = {}
+        self._fixed_key: tuple[bytes, ...] | None = None  # the arrays the cached motor arguments were built for
+        self._fixed: dict[int, list[list[tuple[list[float], ...]]]] = {}
         n = len(self.joints)
         self._zeros = [0.0] * n
         # each link's centre of mass as PyBullet's calculateJacobian wants the point: from the link frame's
@@ -198,15 +200,11 @@ class ArticulationBatch:
         idx = self.joint_indices
         if not idx:
             return
-        pos: list[float] = []
-        vel: list[float] = []
-        eff: list[float] = []
+        states: list[tuple] = []
         for w, b in self.handles:
-            qs, qds, _, efforts = zip(*p.getJointStates(b, idx, physicsClientId=w.cid))
-            pos += qs
-            vel += qds
-            eff += efforts
-        shape = (len(self.handles), len(idx))  # flat lists convert much faster than nested ones
+            states += p.getJointStates(b, idx, physicsClientId=w.cid)
+        pos, vel, _, eff = zip(*states)  # flat sequences convert much faster than nested ones
+        shape = (len(self.handles), len(idx))
         q[:] = np.array(pos).reshape(shape)
         qd[:] = np.array(vel).reshape(shape)
         effort[:] = np.array(eff).reshape(shape)
@@ -325,20 +323,38 @@ class ArticulationBatch:
             prev[:] = mode
         # per body the calls keep their order (position, velocity, torque); bodies do not affect each other
         plan = self._command_plan(mode, key)
-        for index, joints, handles in plan[MOTOR_POSITION]:
-            for (w, b), tp, tv, fmax, kp, kv in zip(handles, position[index].tolist(), velocity[index].tolist(),
-                                                     force[index].tolist(), position_gain[index].tolist(),
-                                                     velocity_gain[index].tolist()):
+        fixed = self._motor_arguments(plan, key, velocity, force, position_gain, velocity_gain)
+        for (index, joints, handles), args in zip(plan[MOTOR_POSITION], fixed[MOTOR_POSITION]):
+            for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, position[index].tolist(), args):
                 p.setJointMotorControlArray(b, joints, p.POSITION_CONTROL, targetPositions=tp, targetVelocities=tv,
                                             forces=fmax, positionGains=kp, velocityGains=kv, physicsClientId=w.cid)
-        for index, joints, handles in plan[MOTOR_VELOCITY]:
-            for (w, b), tv, fmax, kv in zip(handles, velocity[index].tolist(), force[index].tolist(),
-                                            velocity_gain[index].tolist()):
+        for (_, joints, handles), args in zip(plan[MOTOR_VELOCITY], fixed[MOTOR_VELOCITY]):
+            for (w, b), (tv, fmax, kv) in zip(handles, args):
                 p.setJointMotorControlArray(b, joints, p.VELOCITY_CONTROL, targetVelocities=tv, forces=fmax,
                                             velocityGains=kv, physicsClientId=w.cid)
         for index, joints, handles in plan[TORQUE]:
             for (w, b), tq in zip(handles, torque[index].tolist()):
                 p.setJointMotorControlArray(b, joints, p.TORQUE_CONTROL, forces=tq, physicsClientId=w.cid)
+
+    def _motor_arguments(self, plan: dict[int, list[_Commands]], key: bytes, velocity: np.ndarray, force: np.ndarray,
+                         position_gain: np.ndarray, velocity_gain: np.ndarray
+                         ) -> dict[int, list[list[tuple[list[float], ...]]]]:
+        """Per motor command group, each environment's argument lists other than the position targets.
+
+        Position motors get ``(velocity targets, forces, position gains, velocity gains)``, velocity motors
+        ``(velocity targets, forces, velocity gains)``. These rarely change from step to step, so the lists
+        are cached until the modes or one of these arrays change.
+        """
+        fixed_key = (key, velocity.tobytes(), force.tobytes(), position_gain.tobytes(), velocity_gain.tobytes())
+        if fixed_key != self._fixed_key:
+            self._fixed = {
+                MOTOR_POSITION: [list(zip(velocity[ix].tolist(), force[ix].tolist(), position_gain[ix].tolist(),
+                                          velocity_gain[ix].tolist())) for ix, _, _ in plan[MOTOR_POSITION]],
+                MOTOR_VELOCITY: [list(zip(velocity[ix].tolist(), force[ix].tolist(), velocity_gain[ix].tolist()))
+                                 for ix, _, _ in plan[MOTOR_VELOCITY]],
+            }
+            self._fixed_key = fixed_key
+        return self._fixed
 
     def _command_plan(self, mode: np.ndarray, key: bytes) -> dict[int, list[_Commands]]:
         """The commands of ``mode``: per control mode, one entry per group of environments sharing a mode row.

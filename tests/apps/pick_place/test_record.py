@@ -1,0 +1,34 @@
+"""``simulo pick-place --record``: a headless video of the run, with the run's numbers unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from simulo.cli import pick_place
+
+imageio = pytest.importorskip("imageio")
+
+
+def test_record_writes_a_gif_and_keeps_the_golden_numbers(tmp_path, capsys):
+    plain = pick_place.main([])
+    plain_out = capsys.readouterr().out
+    path = tmp_path / "run.gif"
+    assert pick_place.main(["--record", str(path)]) == 0 == plain
+    captured = capsys.readouterr()
+    assert captured.out == plain_out  # drawing changes nothing in the physics
+    frames = imageio.v2.mimread(path)
+    assert len(frames) > 150 and frames[0].shape[:2] == (240, 320)
+    assert f"recorded {path}" in captured.err
+
+
+@pytest.mark.parametrize("argv", [["--record", "x.gif", "--trials", "2"], ["--record", "x.gif", "--friction-sweep"]])
+def test_record_refuses_batched_modes(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        pick_place.main(argv)
+    assert exc.value.code == 2
+    assert "--record films one run" in capsys.readouterr().err
+
+
+def test_record_needs_a_video_suffix(tmp_path, capsys):
+    assert pick_place.main(["--record", str(tmp_path / "run.avi")]) == 1
+    assert ".gif or .mp4" in capsys.readouterr().err
