@@ -423,47 +423,40 @@ class Robot:
         return rt.tensors.out(rt.batch.gravity_torques(rt.q)[:, cols])
 
     # -- body reads ------------------------------------------------------------------------------------
-    def get_body_pose(self, body_name: str) -> Any:
-        """World pose of a body's frame (num_envs, 7)."""
+    def _body_state(self, body_name: str, velocity: bool) -> tuple[_Runtime, np.ndarray, np.ndarray | None]:
+        """World pose (num_envs, 7) and, if asked, velocity (num_envs, 6) of a body, as numpy arrays."""
         k = self._body_index(body_name)
         rt = self._rt
         assert rt is not None
         if k == 0:
-            return rt.tensors.out(rt.pose.copy())
-        poses, _ = rt.batch.read_links([k - 1], range(rt.num_envs), velocity=False)
-        return rt.tensors.out(poses[:, 0])
+            vel = np.concatenate([rt.lin_vel, rt.ang_vel], axis=1) if velocity else None
+            return rt, rt.pose.copy(), vel
+        poses, vels = rt.batch.read_links([k - 1], range(rt.num_envs), velocity=velocity)
+        return rt, poses[:, 0], None if vels is None else vels[:, 0]
+
+    def get_body_pose(self, body_name: str) -> Any:
+        """World pose of a body's frame (num_envs, 7)."""
+        rt, pose, _ = self._body_state(body_name, velocity=False)
+        return rt.tensors.out(pose)
 
     def get_body_velocity(self, body_name: str) -> Any:
         """World velocity ``[vx, vy, vz, wx, wy, wz]`` of a body's frame origin (num_envs, 6)."""
-        k = self._body_index(body_name)
-        rt = self._rt
-        assert rt is not None
-        if k == 0:
-            return rt.tensors.out(np.concatenate([rt.lin_vel, rt.ang_vel], axis=1))
-        _, vels = rt.batch.read_links([k - 1], range(rt.num_envs), velocity=True)
-        assert vels is not None
-        return rt.tensors.out(vels[:, 0])
+        rt, _, vel = self._body_state(body_name, velocity=True)
+        return rt.tensors.out(vel)
 
     def get_body_pose_in_base_frame(self, body_name: str) -> tuple[Any, Any]:
         """``(position (num_envs, 3), quaternion (num_envs, 4))`` of a body relative to the base frame."""
-        rt = self._rt_or_raise("get_body_pose_in_base_frame")
-        world = np.asarray(self.get_body_pose(body_name) if not rt.tensors.uses_torch
-                           else self.get_body_pose(body_name).numpy())
+        rt, world, _ = self._body_state(body_name, velocity=False)
         base_q = rt.pose[:, 3:]
         pos = quat_rotate_inverse(base_q, world[:, :3] - rt.pose[:, :3])
-        inv = base_q * np.array([1.0, -1.0, -1.0, -1.0])
-        quat = quat_mul(inv, world[:, 3:])
+        quat = quat_mul(base_q * np.array([1.0, -1.0, -1.0, -1.0]), world[:, 3:])
         return rt.tensors.out(pos), rt.tensors.out(quat)
 
     def get_body_velocity_in_base_frame(self, body_name: str) -> tuple[Any, Any]:
         """``(linear, angular)`` velocity of a body relative to the base, in base axes, each (num_envs, 3)."""
-        rt = self._rt_or_raise("get_body_velocity_in_base_frame")
-        vel = self.get_body_velocity(body_name)
-        vel = np.asarray(vel.numpy() if rt.tensors.uses_torch else vel)
-        pose = self.get_body_pose(body_name)
-        pose = np.asarray(pose.numpy() if rt.tensors.uses_torch else pose)
-        r = pose[:, :3] - rt.pose[:, :3]
-        lin_rel = vel[:, :3] - rt.lin_vel - np.cross(rt.ang_vel, r)
+        rt, pose, vel = self._body_state(body_name, velocity=True)
+        assert vel is not None
+        lin_rel = vel[:, :3] - rt.lin_vel - np.cross(rt.ang_vel, pose[:, :3] - rt.pose[:, :3])
         ang_rel = vel[:, 3:] - rt.ang_vel
         base_q = rt.pose[:, 3:]
         return rt.tensors.out(quat_rotate_inverse(base_q, lin_rel)), rt.tensors.out(quat_rotate_inverse(base_q, ang_rel))
