@@ -43,8 +43,8 @@ class _Shape:
     color: tuple[float, float, float] | None = None
 
     def engine_geometry(self) -> tuple[str, tuple[float, ...]]:
-        """``(kind, dims)`` as the engine creates the shape."""
-        raise NotImplementedError
+        """``(kind, dims)`` as the engine creates the shape; each concrete shape defines it."""
+        raise NotImplementedError(f"{type(self).__name__} is not a concrete shape; use Cuboid, Sphere or Cylinder")
 
 
 @dataclass(frozen=True)
