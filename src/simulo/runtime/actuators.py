@@ -129,3 +129,4 @@ class ParallelGripper:
         assert rt is not None
         rt.pos_t[:, self._cols] = np.nan
         rt.motor_force[:, self._cols] = rt.base_motor_force[:, self._cols]
+        rt.commands_changed = True

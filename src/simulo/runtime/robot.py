@@ -187,6 +187,10 @@ class _Runtime:
         self.mode = np.zeros((n, j), dtype=np.int8)
         self.base_motor_force = self.motor_force.copy()
         self.any_pd = bool(self.is_pd.any())
+        # PyBullet keeps motor commands between steps, but applies a torque for one step only: a flush can be
+        # skipped while no target changed and no joint is torque-driven (see Robot._flush)
+        self.commands_changed = True
+        self.torque_active = False
 
     @property
     def num_envs(self) -> int:
@@ -528,11 +532,13 @@ class Robot:
         """Set position targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
         rt, ids, cols, vals = self._targets("set_joint_position_target", positions, joint_ids, env_ids, "positions")
         rt.pos_t[_block(ids, cols, env_ids is None)] = vals
+        rt.commands_changed = True
 
     def set_joint_velocity_target(self, velocities: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
         """Set velocity targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
         rt, ids, cols, vals = self._targets("set_joint_velocity_target", velocities, joint_ids, env_ids, "velocities")
         rt.vel_t[_block(ids, cols, env_ids is None)] = vals
+        rt.commands_changed = True
 
     def set_joint_effort_target(self, efforts: Any, joint_ids: Any = None) -> None:
         """Set effort targets (num_envs, len(joint_ids)) in N·m or N for every environment.
@@ -542,6 +548,7 @@ class Robot:
         """
         rt, ids, cols, vals = self._targets("set_joint_effort_target", efforts, joint_ids, None, "efforts")
         rt.eff_t[_block(ids, cols, True)] = vals
+        rt.commands_changed = True
 
     def set_body_friction(self, name_pattern: str, friction: float) -> None:
         """Set the lateral (Coulomb) friction coefficient of the matching bodies in every environment.
@@ -561,6 +568,7 @@ class Robot:
         """Override the built-in motor's force limit for some joints (used by gripper actuators)."""
         rt = self._rt_or_raise("actuator command")
         rt.motor_force[np.ix_(env_ids, cols)] = forces
+        rt.commands_changed = True
 
     # -- reset ---------------------------------------------------------------------------------------------
     def reset(self, env_ids: Any = None) -> None:
@@ -574,6 +582,7 @@ class Robot:
         rt.vel_t[ids] = np.nan
         rt.eff_t[ids] = np.nan
         rt.motor_force[ids] = rt.base_motor_force[ids]
+        rt.commands_changed = True
         rt.q[ids] = rt.default_q[ids]
         rt.qd[ids] = rt.default_qd[ids]
         rt.effort[ids] = 0.0
@@ -604,6 +613,8 @@ class Robot:
         """Turn the buffered targets into this step's engine commands (called once per physics step)."""
         rt = self._rt
         assert rt is not None
+        if not (rt.commands_changed or rt.torque_active or self.disable_gravity):
+            return  # the engine's motors still hold exactly these commands
         pos_set = rt.pos_t == rt.pos_t  # False where NaN (no target)
         vel_set = rt.vel_t == rt.vel_t
         eff_set = rt.eff_t == rt.eff_t
@@ -630,6 +641,8 @@ class Robot:
             rt.torque.fill(0.0)
         # position targets are sent only where set (mode 1), so the NaN of unset ones never reaches the engine
         rt.batch.apply(mode, rt.pos_t, vel_t, rt.motor_force, rt.motor_pos_gain, rt.motor_vel_gain, rt.torque)
+        rt.commands_changed = False
+        rt.torque_active = bool((mode == 3).any())
         if self.disable_gravity:
             rt.batch.cancel_gravity()
 
