@@ -10,8 +10,9 @@ actors (two workers). Two tasks: the cartpole sample (light physics: a step is m
 and a five-joint arm held on position targets (the pick-and-place arm, 4 physics steps per action). The
 observations after the last step must be identical (checked).
 
-Times are wall-clock medians of ``--repeats`` runs, measured after Ray is up and the actors are built (both
-reported separately); ratio = 1-worker time / 2-worker time. Goals on a 2-core machine: sweep >= 1.8,
+Times are wall-clock medians of ``--repeats`` runs (the sweep: ``--repeats`` - 2, at least 1), measured after
+Ray is up (its start is printed); the rollout actors are built before timing (column ``actors s``), the sweep's
+Ray workers start inside its timed run. ratio = 1-worker time / 2-worker time. Goals on a 2-core machine: sweep >= 1.8,
 rollouts >= 1.3. The machine may be shared: the ``load`` column is the 1-minute load average at the start.
 
     python benchmarks/scale_out.py                        # sweep of 200 trials, rollouts at N = 64
@@ -22,7 +23,6 @@ rollouts >= 1.3. The machine may be shared: the ``load`` column is the 1-minute 
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib.util
 import logging
 import os
@@ -148,15 +148,13 @@ def bench_rollouts(name: str, make_task: Callable[[], simulo.Task], num_envs: in
 
 def bench_sweep(trials: int, seed: int, repeats: int) -> dict[str, Any]:
     """Time the pick-and-place trial sweep with 1 worker (in-process) and 2 (Ray); check the trials agree."""
-    from simulo.apps.pick_place import sweep as trial_sweep  # noqa: PLC0415
+    from simulo.cli.pick_place import sweep_trials  # noqa: PLC0415
 
-    run_one = functools.partial(trial_sweep.run_sweep_trials, trials, seed, progress=False)
-    t1, res1 = _median_time(lambda: run_one(workers=1), repeats)
-    t2, res2 = _median_time(lambda: run_one(workers=2), repeats)
-    shards = len(plan_shards(trials, trial_sweep.TRIAL_ENVS_PER_WORLD))
+    t1, res1 = _median_time(lambda: sweep_trials(trials, seed, workers=1, progress=False), repeats)
+    t2, res2 = _median_time(lambda: sweep_trials(trials, seed, workers=2, progress=False), repeats)
     return {"what": f"sweep {trials} pick-place trials (seed {seed})", "t1": t1, "t2": t2,
-            "same": res1.to_json() == res2.to_json(), "setup": 0.0,
-            "detail": f"{shards} shards; {res1.passed}/{trials} passed"}
+            "same": res1.to_json() == res2.to_json(), "setup": None,
+            "detail": f"{len(plan_shards(trials))} shards; {res1.passed}/{trials} passed"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,8 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         goal = SWEEP_GOAL if row["what"].startswith("sweep") else ROLLOUT_GOAL
         ratio = row["t1"] / row["t2"]
+        setup = "-" if row["setup"] is None else f"{row['setup']:.2f}"
         print(f"| {row['what']:<44} | {row['t1']:10.2f} | {row['t2']:11.2f} | {ratio:5.2f} | {goal:4.1f} | "
-              f"{'yes' if row['same'] else 'NO':^4} | {row['setup']:8.2f} | {row['detail']}")
+              f"{'yes' if row['same'] else 'NO':^4} | {setup:>8} | {row['detail']}")
     return 0 if all(r["same"] for r in rows) else 1
 
 

@@ -16,15 +16,13 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("ray")
-
 SAMPLES = Path(__file__).parents[2] / "samples" / "cartpole"
 
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[Any]:
-    """A two-CPU local Ray cluster for the module's tests."""
-    import ray
+    """A two-CPU local Ray cluster for the module's tests (skipped without Ray)."""
+    ray = pytest.importorskip("ray")
 
     ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
     try:

@@ -56,6 +56,7 @@ def test_sharded_rollouts_equal_one_process(ray_cluster: Any, cartpole_task: Mod
         _assert_same(one.reset(seed=11)[0], sharded.reset(seed=11)[0], "reseeded reset")
         one.seeded_reset(13, 4)
         sharded.seeded_reset(13, 4)
+        _assert_same(one.observations(), sharded.observations(), "observations after seeded_reset")
         zero = torch.zeros(N, 1)
         _assert_same(one.step(zero)[0], sharded.step(zero)[0], "after seeded_reset")
     finally:

@@ -28,6 +28,8 @@ def _simulo_run(tmp_path: Path, *flags: str) -> tuple[dict, str]:
 
 
 def test_same_app_with_workers_resumes_after_a_lost_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("ray")
+    pytest.importorskip("torch")
     for name in (ENV_WORKERS, "SIMULO_RAY_ADDRESS", "SIMULO_RUN_DIR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SIMULO_CHECKPOINT_DIR", str(tmp_path / "plain"))

@@ -16,6 +16,8 @@ from simulo.errors import SimuloValueError, WorkerError
 from simulo.scale.settings import ENV_WORKERS, ScaleSettings, current_settings
 from simulo.scale.sweep import Shard, plan_shards, run_sweep
 
+FIXTURE_APP = Path(__file__).with_name("fixtures") / "train_app.py"
+
 
 # -- layout (no Ray) ------------------------------------------------------------------------------------
 def test_one_shard_per_world_with_a_partial_last_world() -> None:
@@ -137,7 +139,11 @@ def test_nothing_imports_ray_without_workers(tmp_path: Path) -> None:
         "from simulo.scale.settings import current_settings\n"
         "import simulo\n"
         "out = run_sweep(lambda s: s.count, plan_shards(10, 4), progress=False)\n"
-        "env = simulo.LearningEnv\n"
+        "from simulo.platform.jobs import load_app_file\n"
+        f"fixture = load_app_file({str(FIXTURE_APP)!r}, discovery=False).module\n"
+        "env = simulo.LearningEnv(fixture.NumpyCartpole(), num_envs=2)\n"
+        "assert type(env) is simulo.LearningEnv\n"
+        "env.close()\n"
         "from simulo.cli import run\n"
         f"code = run.main([{str(app)!r}, '--runs-dir', {str(tmp_path / 'runs')!r}])\n"
         "print('RESULT', out, current_settings().workers, code, 'ray' in sys.modules)\n"
@@ -147,3 +153,53 @@ def test_nothing_imports_ray_without_workers(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "RESULT [4, 4, 2] 1 0 False" in done.stdout
     assert '"ray": false' in done.stdout  # nor did the job process
+
+
+# -- the pick-and-place trial sweep -------------------------------------------------------------------
+def test_pick_place_trials_are_the_same_for_any_worker_count(ray_cluster: Any) -> None:
+    from simulo.apps.pick_place import app
+    from simulo.cli.pick_place import sweep_trials
+
+    # 20 noisy trials: shards of 16 and 4 trials; some grasps fail, so outcomes differ between the shards
+    one_simulation = app.run_trials(20, 1, 15, 10)
+    assert 0 < one_simulation.passed < 20
+    here = sweep_trials(20, 1, 15, 10, workers=1, progress=False)
+    on_ray = sweep_trials(20, 1, 15, 10, workers=2, progress=False)
+    assert here.to_json() == on_ray.to_json() == one_simulation.to_json()
+    assert app.trial_lines(on_ray) == app.trial_lines(one_simulation)
+
+
+def test_pick_place_workers_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    from simulo.cli import pick_place
+
+    for argv, message in ((["--workers", "2"], "--workers and --address shard a sweep: they need --trials N"),
+                          (["--address", "head:6379"], "they need --trials N"),
+                          (["--trials", "4", "--workers", "0"], "expected a whole number >= 1, got '0'")):
+        with pytest.raises(SystemExit) as exit_info:
+            pick_place.main(argv)
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_pick_place_cli_prints_the_same_with_workers(ray_cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from simulo.cli import pick_place
+
+    outputs = []
+    for extra in ([], ["--workers", "2"], ["--workers", "1"]):
+        status = pick_place.main(["--trials", "3", "--seed", "4", "--json", *extra])
+        out, err = capsys.readouterr()
+        outputs.append((status, out))
+        if extra:
+            assert "simulo pick-place: 3 trials in 1 shard of up to 3" in err
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0][0] == 0 and '"passed": 3' in outputs[0][1]
+
+
+def test_pick_place_shard_arguments_are_checked() -> None:
+    from simulo.apps.pick_place import app
+    from simulo.errors import SceneError
+
+    with pytest.raises(SimuloValueError, match=r"first_env=16, count=8: expected a shard inside the 20 trials"):
+        app.run_trials(20, 0, first_env=16, count=8)
+    with pytest.raises(SceneError, match="first_env a multiple of envs_per_world=16"):
+        app.run_trials(20, 0, first_env=4, count=4)

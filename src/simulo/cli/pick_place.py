@@ -8,6 +8,7 @@ collision check refused), 2 on bad arguments.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -85,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--noise", type=_noise, metavar="MM,DEG",
                         help="with --trials: plan from a cube pose estimate with this much Gaussian noise "
                              "(standard deviation of x and y in mm, of the yaw in degrees)")
+    parser.add_argument("--workers", type=_positive_int, metavar="N",
+                        help="with --trials: run the trials as shards of whole worlds on N Ray workers (the same "
+                             "numbers for every N; 1 runs the shards here, without Ray); see docs/scale-out.md")
+    parser.add_argument("--address", metavar="ADDR",
+                        help="with --trials: the Ray cluster to use (HOST:6379, or ray://HOST:10001 with "
+                             "ray[client]) instead of a local one")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write a video of the run (.gif or .mp4), drawn headless on the CPU; needs imageio "
                              "(pip install 'simulo-local[video]')")
@@ -94,6 +101,8 @@ def _parser() -> argparse.ArgumentParser:
 def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.noise is not None and args.trials is None:
         parser.error("--noise needs --trials N (the noise is drawn per trial from the seeded generator)")
+    if (args.workers is not None or args.address is not None) and args.trials is None:
+        parser.error("--workers and --address shard a sweep: they need --trials N")
     if args.stack and args.trials is not None:
         parser.error("--stack and --trials cannot be combined")
     if args.record is not None and (args.trials is not None or args.friction_sweep):
@@ -122,7 +131,11 @@ def main(argv: list[str]) -> int:
             return 0
         if args.trials is not None:
             mm, deg = args.noise if args.noise is not None else (0.0, 0.0)
-            trials = app.run_trials(args.trials, args.seed, mm, deg, options)
+            if args.workers is None and args.address is None:
+                trials = app.run_trials(args.trials, args.seed, mm, deg, options)
+            else:
+                trials = sweep_trials(args.trials, args.seed, mm, deg, options, workers=args.workers or 1,
+                                      address=args.address)
             _emit(args.json, trials.to_json(), app.trial_lines(trials))
             return 0 if trials.passed == len(trials.picks) else 1
         video = None if args.record is None else simulo.VideoWriter(args.record, fps=1.0 / (app.DT * app.FRAME_EVERY))
@@ -138,6 +151,43 @@ def main(argv: list[str]) -> int:
     except SimuloError as exc:
         print(f"simulo pick-place: {exc}", file=sys.stderr)
         return 1
+
+
+def _trial_shard(num: int, seed: int, noise_mm: float, noise_deg: float, options: Any, shard: Any) -> Any:
+    """One shard of a trial sweep (runs on a Ray worker): the app's trials ``shard.first ..`` of ``num``."""
+    from simulo.apps.pick_place import app
+
+    return app.run_trials(num, seed, noise_mm, noise_deg, options, first_env=shard.first, count=shard.count)
+
+
+def sweep_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.0, options: Any = None,
+                 workers: int = 1, address: str | None = None, progress: bool = True) -> Any:
+    """``--trials`` as a sharded sweep: the same per-trial numbers as one simulation, for any ``workers``.
+
+    The trials are cut into shards of whole PyBullet worlds; each shard is the app's
+    ``run_trials(..., first_env, count)``, run here (``workers=1``, no address) or as Ray tasks, with one
+    progress bar on stderr and reruns of shards whose worker died. The parts are joined in trial order.
+
+    Returns:
+        The app's ``TrialsResult`` for all ``num`` trials (equal to ``run_trials(num, seed, ...)``).
+    """
+    import functools
+
+    from simulo.apps.pick_place import app
+    from simulo.scale.sweep import plan_shards, run_sweep
+
+    options = app.AppOptions() if options is None else options
+    shards = plan_shards(num)  # whole worlds of the engine's default size, as the app's simulation uses
+    where = "here, without Ray" if workers == 1 and address is None else f"on {workers} Ray worker(s)"
+    plural = "" if len(shards) == 1 else "s"
+    print(f"simulo pick-place: {num} trials in {len(shards)} shard{plural} of up to {shards[0].count}, {where}",
+          file=sys.stderr)
+    parts = run_sweep(functools.partial(_trial_shard, num, seed, noise_mm, noise_deg, options), shards,
+                      workers=workers, address=address, progress=progress, desc="trials", unit="trial")
+    picks = tuple(p for part in parts for p in part.picks)
+    return dataclasses.replace(parts[0], starts=tuple(r for part in parts for r in part.starts),
+                               estimates=tuple(r for part in parts for r in part.estimates), picks=picks,
+                               passed=sum(part.passed for part in parts), worlds=sum(part.worlds for part in parts))
 
 
 def _emit(as_json: bool, data: dict[str, Any], lines: list[str]) -> None:

@@ -15,9 +15,13 @@ single-process ``LearningEnv``'s bit for bit, as long as the task draws its rand
 gets the same numbers in every shard instead of one continuing stream: those draws differ from a
 single-process run.
 
-Cost. Every ``step`` is one round trip to every actor (about a millisecond on a laptop, more over a
-network), paid in parallel. Sharding pays off when a shard's step costs more than that: heavy physics
-or many environments per worker. Light tasks at small batches run faster in one process.
+Transport. Ray places, builds and supervises the actors; the per-step traffic then goes over one direct
+TCP connection per actor (``multiprocessing.connection``, authenticated with a random key sent through
+Ray), because a Ray call costs milliseconds per step on a small machine and a socket round trip a tenth of
+one. The driver must be able to open a TCP connection to each actor's node (as Ray's own workers do).
+Every ``step`` still waits for the slowest shard: sharding pays off when a shard's step costs clearly more
+than the round trip (heavy physics, or many environments per worker). Light tasks at small batches run
+faster in one process.
 
 A worker that dies makes ``step`` raise :class:`~simulo.errors.WorkerError`; under ``simulo run`` the
 job's ``retries`` then restart it from its latest checkpoint.
@@ -26,13 +30,16 @@ job's ``retries`` then restart it from its latest checkpoint.
 from __future__ import annotations
 
 import inspect
+import os
+import pickle
 import secrets
 from collections.abc import Mapping
+from multiprocessing.connection import Client, Connection, Listener
 from typing import Any
 
 import numpy as np
 
-from simulo.errors import SimuloValueError, WorkerError
+from simulo.errors import SimuloError, SimuloValueError, WorkerError
 from simulo.runtime.env import LearningEnv, _task_uses_torch
 from simulo.runtime.task import Task
 from simulo.runtime.tensors import Tensors, to_numpy
@@ -41,6 +48,18 @@ from simulo.scale.settings import check_workers
 from simulo.scale.sweep import Shard, plan_shards
 
 _SIGNATURE = inspect.signature(LearningEnv.__init__)
+
+_SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset", "pid"})
+"""The :class:`EnvShard` methods the direct channel serves."""
+
+
+def _portable(exc: Exception) -> Exception:
+    """``exc`` if it pickles, else a :class:`~simulo.errors.SimuloError` carrying its type and message."""
+    try:
+        pickle.dumps(exc)
+    except Exception:  # noqa: BLE001 - anything unpicklable is described instead
+        return SimuloError(f"{type(exc).__name__}: {exc}")
+    return exc
 
 
 def _numpy_tree(value: Any) -> Any:
@@ -94,6 +113,10 @@ class EnvShard:
         return (to_numpy(obs, "observations"), to_numpy(rewards, "rewards"), to_numpy(terminated, "terminated"),
                 to_numpy(truncated, "truncated"), _numpy_tree(info))
 
+    def observations(self) -> np.ndarray:
+        """The shard's current observations as numpy."""
+        return to_numpy(self.env.observations(), "observations")
+
     def set_return_final_observation(self, flag: bool) -> None:
         """Forward :attr:`simulo.LearningEnv.return_final_observation`."""
         self.env.return_final_observation = flag
@@ -104,12 +127,35 @@ class EnvShard:
 
     def pid(self) -> int:
         """The actor's process id."""
-        import os  # noqa: PLC0415
-
         return os.getpid()
 
-    def close(self) -> None:
-        """Shut the shard's simulation down."""
+    def listen(self, authkey: bytes) -> Any:
+        """Open the direct channel's listening socket on this node; returns its address."""
+        import ray  # noqa: PLC0415 - inside a Ray actor
+
+        self._listener = Listener((ray.util.get_node_ip_address(), 0), family="AF_INET", authkey=authkey)
+        return self._listener.address
+
+    def serve(self) -> None:
+        """Answer the driver's requests on the channel until it says ``close`` or goes away.
+
+        A request is ``(name, *args)`` naming one of :data:`_SERVED`; the answer is ``("ok", value)`` or
+        ``("error", exception)``.
+        """
+        with self._listener, self._listener.accept() as conn:
+            while True:
+                try:
+                    name, *args = conn.recv()
+                except (EOFError, OSError):
+                    break
+                if name == "close":
+                    break
+                try:
+                    if name not in _SERVED:
+                        raise SimuloValueError(f"EnvShard cannot serve {name!r}")
+                    conn.send(("ok", getattr(self, name)(*args)))
+                except Exception as exc:  # noqa: BLE001 - every failure goes back to the driver
+                    conn.send(("error", _portable(exc)))
         self.env.close()
 
 
@@ -156,21 +202,28 @@ class RayLearningEnv:
             options["tensor_library"] = "torch" if _task_uses_torch(task) else "numpy"
         if options.get("seed", 0) is None:
             options["seed"] = secrets.randbits(63)  # one draw for every shard, so the streams do not repeat
-        from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD  # noqa: PLC0415
-
-        per_world = options.get("envs_per_world") or DEFAULT_ENVS_PER_WORLD
         self.num_envs = num_envs
-        self.shards: list[Shard] = plan_shards(num_envs, per_world, parts=workers)
+        self.shards: list[Shard] = plan_shards(num_envs, options.get("envs_per_world"), parts=workers)
         self._cluster = Cluster(workers, address)
         ray = self._cluster.ray
         self._ray = ray
         self._actors: list[Any] = []
+        self._channels: list[Connection] = []
+        self._serving: list[Any] = []
         try:
             ship_by_value(task)
             remote = ray.remote(num_cpus=1)(EnvShard)
             self._actors = [remote.remote() for _ in self.shards]
             facts = self._gather([a.build.remote(task, s.count, s.first, num_envs, options)
                                   for a, s in zip(self._actors, self.shards)], "building the environments")
+            key = secrets.token_bytes(32)
+            addresses = self._gather([a.listen.remote(key) for a in self._actors], "opening the channels")
+            self._serving = [a.serve.remote() for a in self._actors]
+            try:
+                self._channels = [Client(address, family="AF_INET", authkey=key) for address in addresses]
+            except OSError as exc:
+                raise WorkerError(f"cannot connect to the rollout actors at {addresses}: {exc}. This process must "
+                                  "reach every worker node over TCP (see docs/scale-out.md)") from exc
         except BaseException:
             self.close()
             raise
@@ -204,14 +257,14 @@ class RayLearningEnv:
 
     @return_final_observation.setter
     def return_final_observation(self, flag: bool) -> None:
-        self._gather([a.set_return_final_observation.remote(bool(flag)) for a in self._actors], "configuring")
+        self._request([("set_return_final_observation", bool(flag))] * len(self.shards), "configuring")
         self._return_final_observation = bool(flag)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise SimuloValueError(f"seed must be an integer, got {seed!r}")
-        parts = self._gather([a.reset.remote(seed) for a in self._actors], "reset()")
+        parts = self._request([("reset", seed)] * len(self.shards), "reset()")
         return self.tensors.out(np.concatenate(parts)), {}
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
@@ -224,21 +277,24 @@ class RayLearningEnv:
         """
         checked = self.tensors.floats(actions, (self.num_envs, self.action_dim), "actions")
         torch_seen = self.tensors.uses_torch
-        futures = [a.step.remote(checked[s.first:s.first + s.count], torch_seen)
-                   for a, s in zip(self._actors, self.shards)]
-        parts = self._gather(futures, f"step() at env step {self.step_count}")
+        parts = self._request([("step", checked[s.first:s.stop], torch_seen) for s in self.shards],
+                              f"step() at env step {self.step_count}")
         self.step_count += 1
         out = self.tensors.out
         obs, rewards, terminated, truncated = (np.concatenate([p[k] for p in parts]) for k in range(4))
         return out(obs), out(rewards), out(terminated), out(truncated), self._merge_info([p[4] for p in parts])
 
+    def observations(self) -> Any:
+        """The current observations (num_envs, observation_dim), e.g. after :meth:`seeded_reset`."""
+        return self.tensors.out(np.concatenate(self._request([("observations",)] * len(self.shards), "observations()")))
+
     def seeded_reset(self, env_id: int, episode_number: int) -> None:
         """Reset one environment with generators seeded from ``(seed, episode_number)``."""
         ids = self.tensors.env_ids([env_id], self.num_envs)
-        index = next(k for k, s in enumerate(self.shards) if s.first <= ids[0] < s.first + s.count)
-        shard = self.shards[index]
-        self._gather([self._actors[index].seeded_reset.remote(int(ids[0]) - shard.first, episode_number)],
-                     "seeded_reset()")
+        requests: list[tuple[Any, ...] | None] = [None] * len(self.shards)
+        index = next(k for k, s in enumerate(self.shards) if s.first <= ids[0] < s.stop)
+        requests[index] = ("seeded_reset", int(ids[0]) - self.shards[index].first, episode_number)
+        self._request(requests, "seeded_reset()")
 
     def add_pre_reset_hook(self, hook: Any) -> None:
         """Not available: the environments reset inside the Ray actors, away from this process."""
@@ -247,18 +303,27 @@ class RayLearningEnv:
 
     def worker_pids(self) -> list[int]:
         """Process ids of the actors, in shard order."""
-        return [int(p) for p in self._gather([a.pid.remote() for a in self._actors], "pid()")]
+        return [int(p) for p in self._request([("pid",)] * len(self.shards), "pid()")]
 
     def close(self) -> None:
         """Stop the actors (and Ray, if this environment started it). Idempotent."""
+        for channel in self._channels:
+            try:
+                channel.send(("close",))
+                channel.close()
+            except OSError:
+                pass
+        self._channels = []
+        if self._serving:  # let the actors close their simulations before they are stopped
+            self._ray.wait(self._serving, num_returns=len(self._serving), timeout=2.0)
+        self._serving = []
         for actor in self._actors:
             try:
                 self._ray.kill(actor)
             except Exception:  # noqa: BLE001 - an actor that is already gone is fine
                 pass
         self._actors = []
-        if getattr(self, "_cluster", None) is not None:
-            self._cluster.close()
+        self._cluster.close()
 
     def __enter__(self) -> RayLearningEnv:
         return self
@@ -277,10 +342,31 @@ class RayLearningEnv:
             raise cause from exc
         except (exceptions.RayActorError, exceptions.WorkerCrashedError, exceptions.NodeDiedError,
                 exceptions.ObjectLostError) as exc:
-            spans = ", ".join(f"{s.first}..{s.first + s.count - 1}" for s in self.shards)
-            raise WorkerError(f"a Ray worker of this RayLearningEnv (environments {spans}) died during {what}: "
-                              f"{type(exc).__name__}. Under simulo run, the job's retries restart it from its "
-                              "latest checkpoint") from exc
+            raise self._lost(what, exc) from exc
+
+    def _request(self, requests: list[tuple[Any, ...] | None], what: str) -> list[Any]:
+        """Send each shard its request (``None``: nothing), then collect every answer, in shard order.
+
+        Every answer is read before an error is raised, so the channels stay in step.
+        """
+        try:
+            for channel, request in zip(self._channels, requests):
+                if request is not None:
+                    channel.send(request)
+            answers = [channel.recv() if request is not None else ("ok", None)
+                       for channel, request in zip(self._channels, requests)]
+        except (EOFError, OSError) as exc:
+            raise self._lost(what, exc) from exc
+        for status, value in answers:
+            if status == "error":
+                raise value
+        return [value for _, value in answers]
+
+    def _lost(self, what: str, exc: BaseException) -> WorkerError:
+        spans = ", ".join(f"{s.first}..{s.stop - 1}" for s in self.shards)
+        return WorkerError(f"a Ray worker of this RayLearningEnv (environments {spans}) died during {what}: "
+                           f"{type(exc).__name__}. Under simulo run, the job's retries restart it from its latest "
+                           "checkpoint")
 
     def _merge_info(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
         """One ``info`` dict for the whole batch, entries in environment order (global ids)."""

@@ -54,13 +54,20 @@ class Shard:
         return f"shard {self.index} ({self.count} envs: {self.first}..{self.stop - 1} of {self.total})"
 
 
-def plan_shards(total: int, envs_per_world: int, parts: int | None = None) -> list[Shard]:
+def default_envs_per_world() -> int:
+    """The engine's bound on environments per world (what :class:`simulo.Simulation` uses by default)."""
+    from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD  # noqa: PLC0415 - the engine loads on use
+
+    return DEFAULT_ENVS_PER_WORLD
+
+
+def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None = None) -> list[Shard]:
     """Cut ``total`` environments into shards of whole worlds of ``envs_per_world``.
 
     Args:
         total: Environments in the batch (>= 1).
         envs_per_world: Environments per PyBullet world (>= 1); environment ``i`` is in world
-            ``i // envs_per_world``.
+            ``i // envs_per_world``. ``None``: the engine's default (:func:`default_envs_per_world`).
         parts: ``None`` for one shard per world (sweeps); else at most this many shards of contiguous
             worlds, as even as whole worlds allow (one per rollout actor).
 
@@ -70,6 +77,8 @@ def plan_shards(total: int, envs_per_world: int, parts: int | None = None) -> li
     Raises:
         SimuloValueError: A count is not a positive integer.
     """
+    if envs_per_world is None:
+        envs_per_world = default_envs_per_world()
     for name, value in (("total", total), ("envs_per_world", envs_per_world), ("parts", 1 if parts is None else parts)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise SimuloValueError(f"{name} must be an integer >= 1, got {value!r}")
@@ -84,7 +93,7 @@ def plan_shards(total: int, envs_per_world: int, parts: int | None = None) -> li
     return shards
 
 
-def _call(fn: Callable[[Shard], Any], shard: Shard) -> Any:
+def run_shard(fn: Callable[[Shard], Any], shard: Shard) -> Any:
     """What a Ray task runs: one shard, in-process (a shard never shards again)."""
     os.environ.pop(ENV_WORKERS, None)
     os.environ.pop(ENV_ADDRESS, None)
@@ -142,7 +151,7 @@ def _run_on_ray(fn: Callable[[Shard], R], shards: list[Shard], settings: ScaleSe
         lost = (ray.exceptions.WorkerCrashedError, ray.exceptions.RayActorError, ray.exceptions.NodeDiedError,
                 ray.exceptions.ObjectLostError, ray.exceptions.OwnerDiedError)
         ship_by_value(fn)
-        task = ray.remote(num_cpus=1, max_retries=0)(_call)
+        task = ray.remote(num_cpus=1, max_retries=0)(run_shard)
         fn_ref = ray.put(fn)
         queue: deque[tuple[Shard, int]] = deque((s, 1) for s in shards)
         pending: dict[Any, tuple[Shard, int]] = {}

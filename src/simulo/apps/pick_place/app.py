@@ -183,11 +183,22 @@ class CubeStart:
         xy: Centres (N, 2), m; the cube rests on the floor (or at ``z``).
         yaw: Yaws (N,), rad.
         z: Centre height, m.
+        spawn: ``(x, y, yaw)`` every environment's cube is created at before it is moved to its start, or
+            None for the first row. A shard of a larger batch passes the batch's first row, so its worlds are
+            built (and step) exactly as in the whole batch.
     """
 
     xy: np.ndarray
     yaw: np.ndarray
     z: float = CUBE_SIZE / 2
+    spawn: tuple[float, float, float] | None = None
+
+    @property
+    def created_at(self) -> tuple[float, float, float]:
+        """``(x, y, yaw)`` the cubes are created at: :attr:`spawn`, else the first row."""
+        if self.spawn is not None:
+            return float(self.spawn[0]), float(self.spawn[1]), float(self.spawn[2])
+        return float(self.xy[0, 0]), float(self.xy[0, 1]), float(self.yaw[0])
 
 
 class PickPlaceCell:
@@ -202,6 +213,9 @@ class PickPlaceCell:
         start_tcp: Tcp position (N, 3) the arm is put at before the run.
         start_yaw: Grasp yaw (N,) of that start pose, rad.
         options: How the cell is built and driven.
+        video: A :class:`simulo.VideoWriter` that records environment 0, or None.
+        shard: ``(first_env, total_envs)`` when the cell holds environments ``first_env ..`` of a larger batch
+            (see :class:`simulo.Simulation`): they get the origins and worlds they have in the whole batch.
 
     Raises:
         SimuloValueError: Inconsistent shapes.
@@ -209,7 +223,7 @@ class PickPlaceCell:
     """
 
     def __init__(self, cubes: Sequence[CubeStart], start_tcp: np.ndarray, start_yaw: np.ndarray,
-                 options: AppOptions = AppOptions(), video: Any = None) -> None:
+                 options: AppOptions = AppOptions(), video: Any = None, shard: tuple[int, int] | None = None) -> None:
         start_tcp = np.asarray(start_tcp, dtype=np.float64)
         start_yaw = np.asarray(start_yaw, dtype=np.float64)
         n = start_tcp.shape[0]
@@ -233,7 +247,8 @@ class PickPlaceCell:
         self._finger_contacts: list[simulo.ContactSensor] = []
         for k, start in enumerate(cubes):
             name = "cube" if k == 0 else f"cube{k + 1}"
-            spawn = simulo.Pose.from_xyz_rpy((*start.xy[0], start.z), (0.0, 0.0, float(start.yaw[0])))
+            x0, y0, yaw0 = start.created_at
+            spawn = simulo.Pose.from_xyz_rpy((x0, y0, start.z), (0.0, 0.0, yaw0))
             cube = simulo.Prop(simulo.Cuboid(name=name, size=(CUBE_SIZE,) * 3, pose=spawn,
                                              physics=simulo.RigidPhysics(mass=CUBE_MASS, friction=options.friction)))
             scene.add(cube, at=f"/World/{name}")
@@ -245,7 +260,7 @@ class PickPlaceCell:
             self._all_contacts.append(every_link)
             self._finger_contacts.append(fingers)
         self.video = video
-        self.sim = simulo.Simulation(scene, dt=DT, visuals=video is not None)
+        self.sim = simulo.Simulation(scene, dt=DT, visuals=video is not None, shard=shard)
         self.robot.set_body_friction("finger_.*", options.friction)
         self.origins = np.asarray(self.sim.env_origins, dtype=np.float64)
         self.arm_ids = [self.robot.find_joints(name)[0] for name in ARM_JOINTS]
@@ -269,9 +284,9 @@ class PickPlaceCell:
 
     # -- construction helpers -------------------------------------------------------------------------
     def _place_cube(self, cube: simulo.Prop, start: CubeStart) -> None:
-        """Teleport the environments' cubes that do not start where environment 0's spawned."""
-        moved = [i for i in range(self.num_envs)
-                 if (start.xy[i] != start.xy[0]).any() or start.yaw[i] != start.yaw[0]]
+        """Teleport the environments' cubes that do not start where they were created."""
+        x0, y0, yaw0 = start.created_at
+        moved = [i for i in range(self.num_envs) if start.xy[i, 0] != x0 or start.xy[i, 1] != y0 or start.yaw[i] != yaw0]
         if not moved:
             return
         poses = np.array([[*(start.xy[i] + self.origins[i, :2]), start.z + self.origins[i, 2],
@@ -378,12 +393,13 @@ class PickPlaceCell:
         return steps if self.options.speed == 1.0 else max(1, round(steps / self.options.speed))
 
     def move(self, name: str, goals: np.ndarray, yaws: np.ndarray, speeds: np.ndarray,
-             on_collision: Literal["raise", "fail"] = "raise") -> None:
+             on_collision: Literal["raise", "fail"] = "raise", seconds: float | None = None) -> None:
         """Straight-line tcp moves of the active environments to ``goals`` (N, 3), then settle.
 
         The move takes the longest of the environments' durations (``distance / speed`` rounded up to
-        :data:`MOVE_QUANTUM` over the speed factor). Inactive environments and environments already at their
-        goal hold still. Every path is checked against the floor and the known fixtures first.
+        :data:`MOVE_QUANTUM` over the speed factor), or ``seconds`` when given (0: no move, no settling).
+        Inactive environments and environments already at their goal hold still. Every path is checked
+        against the floor and the known fixtures first.
 
         Raises:
             CollisionError: With ``on_collision="raise"``, a path would collide. With ``"fail"`` the
@@ -417,10 +433,13 @@ class PickPlaceCell:
                 goals[i], yaws[i] = self.target[i], self.yaw[i]
         distance = np.linalg.norm(goals - self.target, axis=1)
         moving = self.active & (distance > 1e-9)
-        if not moving.any():
+        if seconds is None:
+            if not moving.any():
+                return
+            quantum = MOVE_QUANTUM / self.options.speed
+            seconds = max(math.ceil(distance[i] / speeds[i] / quantum - 1e-9) * quantum for i in np.nonzero(moving)[0])
+        elif seconds <= 0:
             return
-        quantum = MOVE_QUANTUM / self.options.speed
-        seconds = max(math.ceil(distance[i] / speeds[i] / quantum - 1e-9) * quantum for i in np.nonzero(moving)[0])
         n = step_count(seconds, DT)
         start = self.target.copy()
         peak = np.zeros(self.num_envs)
@@ -666,12 +685,12 @@ def _phase_line(phase: str, v: dict[str, Any]) -> str | None:
 
 
 def start_cell(cubes: Sequence[CubeStart], home: np.ndarray, yaw: np.ndarray, options: AppOptions,
-               video: Any = None) -> PickPlaceCell:
+               video: Any = None, shard: tuple[int, int] | None = None) -> PickPlaceCell:
     """Build a cell with the arm above ``home`` (N, 3), open the grippers and let everything settle 120 steps.
 
     ``video`` (a :class:`simulo.VideoWriter`) records environment 0 as the cell runs.
     """
-    cell = PickPlaceCell(cubes, home, yaw, options, video)
+    cell = PickPlaceCell(cubes, home, yaw, options, video, shard)
     cell.gripper.command(OPENING, GRIP_FORCE)
     cell.gripper_open[:] = True
     cell.hold(SETTLE_START)
@@ -891,8 +910,29 @@ class TrialsResult:
         return asdict(self)
 
 
-def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Callable[[str], None] | None = None
-              ) -> np.ndarray:
+def move_seconds(plans: Sequence[PickPlacePlan], start: np.ndarray, speed: float = 1.0) -> list[float]:
+    """Duration of each move of the plans' common sequence, s: the longest over the plans (0 where none moves).
+
+    It depends on the plans and the start tcp positions ``start`` (N, 3) only, never on how the environments
+    fare (a failed environment's planned move still counts), so every shard of a batch split over processes
+    runs the same timeline as the whole batch.
+    """
+    quantum = MOVE_QUANTUM / speed
+    at = np.asarray(start, dtype=np.float64)
+    out = []
+    for steps in zip(*(plan.steps() for plan in plans)):
+        if steps[0].kind != "move":
+            continue
+        goals = np.array([s.target for s in steps], dtype=np.float64)
+        distance = np.linalg.norm(goals - at, axis=1)
+        out.append(max((math.ceil(d / s.speed / quantum - 1e-9) * quantum
+                        for d, s in zip(distance, steps) if d > 1e-9), default=0.0))
+        at = goals
+    return out
+
+
+def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Callable[[str], None] | None = None,
+              timeline: Sequence[float] | None = None) -> np.ndarray:
     """Run :func:`~simulo.apps.pick_place.hardware.run_pick_and_place`'s sequence in every environment at once.
 
     ``plans[i]`` is environment ``i``'s plan; every plan has the same steps, so every environment runs the
@@ -904,6 +944,9 @@ def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Cal
         cell: The cell (``len(plans)`` environments).
         plans: One plan per environment.
         on_phase: Called with each phase name once every environment has done it.
+        timeline: The moves' durations from :func:`move_seconds` of the whole batch, or None to time each
+            move by the environments still running. With a timeline the grippers also open after every
+            close whether or not an environment is still running, so the step count is fixed by the plans.
 
     Returns:
         Which environments passed the grasp check, (N,) bool.
@@ -911,16 +954,21 @@ def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Cal
     if len(plans) != cell.num_envs:
         raise SimuloValueError(f"run_batch needs one plan per environment ({cell.num_envs}), got {len(plans)}")
     grasped = np.zeros(cell.num_envs, dtype=bool)
+    durations = None if timeline is None else iter(timeline)
+    closed = False
     for steps in zip(*(plan.steps() for plan in plans)):
         first = steps[0]
         if first.kind == "open":
-            if not cell.gripper_open[cell.active].all():
+            if closed if durations is not None else not cell.gripper_open[cell.active].all():
                 cell.grip(OPENING, GRIP_FORCE)
+            closed = False
         elif first.kind == "close":
             cell.grip(0.0, first.force)  # type: ignore[arg-type]
+            closed = True
         else:
             cell.move(first.phase, np.array([s.target for s in steps]), np.array([p.yaw for p in plans]),
-                      np.array([s.speed for s in steps]), on_collision="fail")
+                      np.array([s.speed for s in steps]), on_collision="fail",
+                      seconds=None if durations is None else next(durations))
         if on_phase is not None:
             on_phase(first.phase)
         if first.kind == "close":
@@ -931,7 +979,7 @@ def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Cal
 
 
 def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.0,
-               options: AppOptions = AppOptions()) -> TrialsResult:
+               options: AppOptions = AppOptions(), first_env: int = 0, count: int | None = None) -> TrialsResult:
     """``num`` pick-and-place trials from random cube starts, batched as environments of one simulation.
 
     Each trial plans from its (possibly noisy) estimate of the cube pose: the arm starts above the
@@ -943,37 +991,52 @@ def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.
         noise_mm: Position noise of the estimate, mm.
         noise_deg: Yaw noise of the estimate, degrees.
         options: Cell options.
+        first_env: With ``count``: run only trials ``first_env .. first_env + count - 1`` of the batch (a shard;
+            ``first_env`` a multiple of the world size), with exactly the numbers they get in the whole batch.
+        count: Trials of the shard; None for all from ``first_env`` on.
 
     Returns:
-        Per-trial results and the pass count. The same arguments give the same numbers.
+        Per-trial results and the pass count (of the shard's trials). The same arguments give the same numbers.
     """
     true, est = sample_trials(num, seed, noise_mm, noise_deg)
-    return run_trial_set(true, est, options, seed=seed, noise_mm=noise_mm, noise_deg=noise_deg)
+    return run_trial_set(true, est, options, seed=seed, noise_mm=noise_mm, noise_deg=noise_deg, first_env=first_env,
+                         count=count)
 
 
 def run_trial_set(true: np.ndarray, estimate: np.ndarray, options: AppOptions = AppOptions(), seed: int = -1,
-                  noise_mm: float = 0.0, noise_deg: float = 0.0) -> TrialsResult:
+                  noise_mm: float = 0.0, noise_deg: float = 0.0, first_env: int = 0, count: int | None = None
+                  ) -> TrialsResult:
     """Run given trials (rows ``[x, y, yaw]`` of true cube starts and of their estimates) as one batch.
 
     :func:`run_trials` draws the rows; a benchmark passes one row at a time to time sequential runs.
-    ``seed`` and the noise levels are only recorded in the result.
+    ``seed`` and the noise levels are only recorded in the result. The moves are timed by every row's plan
+    (:func:`move_seconds`), so ``first_env``/``count`` can run one shard of the rows with the same numbers.
 
     Raises:
-        SimuloValueError: ``true`` and ``estimate`` are not the same (N, 3) shape.
+        SimuloValueError: ``true`` and ``estimate`` are not the same (N, 3) shape, or the shard is not inside.
+        SceneError: ``first_env`` is not a multiple of the world size.
     """
     true = np.asarray(true, dtype=np.float64)
     est = np.asarray(estimate, dtype=np.float64)
     if true.ndim != 2 or true.shape[1] != 3 or est.shape != true.shape:
         raise SimuloValueError(f"trials need true and estimated rows [x, y, yaw] of the same shape (N, 3), got "
                                f"{true.shape} and {est.shape}")
-    num = true.shape[0]
-    home = np.stack([est[:, 0], est[:, 1], np.full(num, HOVER_Z)], axis=1)
-    cell = start_cell([CubeStart(true[:, :2].copy(), true[:, 2].copy())], home, est[:, 2].copy(), options)
+    total = true.shape[0]
+    stop = total if count is None else first_env + count
+    if isinstance(first_env, bool) or not isinstance(first_env, int) or not 0 <= first_env < stop <= total:
+        raise SimuloValueError(f"first_env={first_env!r}, count={count!r}: expected a shard inside the {total} trials")
+    home = np.stack([est[:, 0], est[:, 1], np.full(total, HOVER_Z)], axis=1)
+    plans = [seed_plan((est[i, 0], est[i, 1], CUBE_SIZE / 2), PLACE, float(est[i, 2]), options.speed)
+             for i in range(total)]
+    timeline = move_seconds(plans, home, options.speed)
+    spawn = (float(true[0, 0]), float(true[0, 1]), float(true[0, 2]))
+    true, est, home, plans = true[first_env:stop], est[first_env:stop], home[first_env:stop], plans[first_env:stop]
+    num = stop - first_env
+    cell = start_cell([CubeStart(true[:, :2].copy(), true[:, 2].copy(), spawn=spawn)], home, est[:, 2].copy(),
+                      options, shard=(first_env, total))
     try:
-        plans = [seed_plan((est[i, 0], est[i, 1], CUBE_SIZE / 2), PLACE, float(est[i, 2]), options.speed)
-                 for i in range(num)]
         recorder = _Recorder(cell, 0, np.array([plan.place for plan in plans]))
-        grasped = run_batch(cell, plans, on_phase=recorder)
+        grasped = run_batch(cell, plans, on_phase=recorder, timeline=timeline)
         recorder.snapshot_tracking()
         cell.hold(cell.settle_steps(SETTLE_END))
         picks = tuple(recorder.result(i, bool(grasped[i]), cell.failures[i]) for i in range(num))
