@@ -151,9 +151,12 @@ class Asset:
         """The same model with a visual copy of every collision shape on links that have no visual (for recording)."""
         from simulo.authoring.visuals import with_collision_visuals
 
-        base = self.base_dir
-        if base is None and self.source_path is not None and "<mesh" in self.urdf_text:
-            base = self.source_path.parent  # relative mesh paths must keep resolving
+        # the drawable copy is written next to the model only when relative mesh paths must keep resolving;
+        # otherwise it goes to the temporary folder (an installed package's folder may be read-only)
+        base = None
+        if "<mesh" in self.urdf_text:
+            base = self.base_dir if self.base_dir is not None else (
+                self.source_path.parent if self.source_path is not None else None)
         return replace(self, urdf_text=with_collision_visuals(self.urdf_text), base_dir=base, source_path=None)
 
     def urdf_path(self) -> Path:

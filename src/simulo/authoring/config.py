@@ -27,6 +27,15 @@ def _check_nonneg(owner: str, **values: float | None) -> None:
             raise SimuloValueError(f"{owner}.{key} must be a finite number >= 0, got {value!r}")
 
 
+def _is_interval(values: object) -> bool:
+    """Whether ``values`` is ``(lower, upper)``: two numbers with lower <= upper (NaN is refused)."""
+    try:
+        lower, upper = (float(v) for v in values)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        return False
+    return lower <= upper
+
+
 @dataclass(frozen=True)
 class ActuatorGainsConfig:
     """Physical PD gains of an actuator group.
@@ -97,7 +106,7 @@ class JointConfig:
             velocity_limit=self.velocity_limit,
             damping=self.damping,
         )
-        if self.limits is not None and (len(self.limits) != 2 or not self.limits[0] <= self.limits[1]):
+        if self.limits is not None and not _is_interval(self.limits):
             raise SimuloValueError(f"JointConfig({self.name!r}).limits must be (lower, upper) with lower <= upper, got {self.limits!r}")
 
 
@@ -106,7 +115,8 @@ class ArticulationConfig:
     """Articulation-wide physics and default state.
 
     Attributes:
-        solver_position_iterations: Solver iterations (PyBullet ``numSolverIterations``) for the robot's world.
+        solver_position_iterations: Accepted for compatibility; not applied per robot on PyBullet (set
+            ``numSolverIterations`` for every world with ``Simulation(solver_iterations=...)``).
         solver_velocity_iterations: Accepted for compatibility; PyBullet has one iteration count.
         sleep_threshold: Accepted for compatibility; not used by PyBullet.
         stabilization_threshold: Accepted for compatibility; not used by PyBullet.

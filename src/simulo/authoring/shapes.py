@@ -31,7 +31,8 @@ class RigidPhysics:
 
     def __post_init__(self) -> None:
         _positive("RigidPhysics", mass=self.mass)
-        if self.friction is not None and (not math.isfinite(self.friction) or self.friction < 0):
+        if self.friction is not None and (not isinstance(self.friction, (int, float)) or not math.isfinite(self.friction)
+                                          or self.friction < 0):
             raise SimuloValueError(f"RigidPhysics.friction must be a finite number >= 0, got {self.friction!r}")
 
 
@@ -57,7 +58,7 @@ class Cuboid(_Shape):
     size: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
     def __post_init__(self) -> None:
-        if len(self.size) != 3:
+        if not hasattr(self.size, "__len__") or len(self.size) != 3:
             raise SimuloValueError(f"Cuboid({self.name!r}).size must be (x, y, z), got {self.size!r}")
         _positive(f"Cuboid({self.name!r})", **{f"size[{i}]": s for i, s in enumerate(self.size)})
 

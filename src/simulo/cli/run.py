@@ -172,7 +172,10 @@ def main(argv: list[str]) -> int:
         workers=options.workers,
         address=options.address,
     )
-    outcome = run_job(request, runs_root(options.runs_dir))
+    try:
+        outcome = run_job(request, runs_root(options.runs_dir))
+    except JobError as exc:
+        return _error(str(exc))
     if outcome.status == "completed":
         print(json.dumps(outcome.result, indent=2))
         print(f"simulo run: result saved to {outcome.run_dir / 'result.json'}", file=sys.stderr)

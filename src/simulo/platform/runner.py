@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from simulo.errors import JobError
 from simulo.platform.context import RunContext
 from simulo.scale.settings import ENV_ADDRESS, ScaleSettings
 
@@ -232,9 +233,16 @@ def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> R
 
     Returns:
         The outcome; ``result.json``, ``run.json`` and ``params.json`` are written.
+
+    Raises:
+        JobError: No run folder can be created under ``root`` (not a folder, or not writable).
     """
     out = stream if stream is not None else sys.stderr
-    run_dir = new_run_dir(root, request.app, request.job)
+    try:
+        run_dir = new_run_dir(root, request.app, request.job)
+    except OSError as exc:
+        raise JobError(f"cannot create a run folder under the runs folder {str(root)!r}: "
+                       f"{exc.strerror or exc}; expected a writable folder (--runs-dir DIR)") from exc
     _write_json(run_dir / "params.json", request.params)
     max_attempts = request.retries + 1
     deadline = None if request.timeout is None else time.monotonic() + request.timeout

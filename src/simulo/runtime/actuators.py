@@ -32,7 +32,8 @@ class ParallelGripper:
 
     def __init__(self, joints: tuple[str, str], coupled: bool = True, gear_ratio: float = -1.0,
                  gear_erp: float = 0.1, gear_max_force: float = 50.0, name: str = "gripper") -> None:
-        if len(joints) != 2 or not all(isinstance(j, str) for j in joints):
+        if isinstance(joints, str) or not hasattr(joints, "__len__") or len(joints) != 2 \
+                or not all(isinstance(j, str) for j in joints):
             raise SimuloValueError(f"ParallelGripper.joints must be two joint names, got {joints!r}")
         for key, value in (("gear_ratio", gear_ratio), ("gear_erp", gear_erp), ("gear_max_force", gear_max_force)):
             if not isinstance(value, (int, float)) or not math.isfinite(value):

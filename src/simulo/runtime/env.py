@@ -2,8 +2,8 @@
 
 Tensors crossing this interface are torch tensors when the task works in torch (its module imports
 torch) and numpy arrays otherwise; ``tensor_library`` overrides the choice. Everything runs on the CPU:
-``device="cuda"`` on a machine without CUDA prints one warning and falls back, so cloud apps run
-unchanged.
+``device="cuda"`` prints one warning and falls back (the state buffers are CPU memory, with or
+without CUDA), so cloud apps run unchanged.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _CUDA_WARNED = False
 
 
 def resolve_device(device: str) -> str:
-    """``"cpu"`` unless CUDA is asked for and really available; warns once when falling back."""
+    """Always ``"cpu"``: the batch tensors live in the engine's CPU buffers. Asking for CUDA warns once."""
     global _CUDA_WARNED
     if not isinstance(device, str) or not device:
         raise SimuloValueError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
@@ -34,12 +34,11 @@ def resolve_device(device: str) -> str:
         return "cpu"
     if not device.startswith("cuda"):
         raise SimuloValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
-        return device
     if not _CUDA_WARNED:
-        warnings.warn(f"device={device!r} requested but CUDA is not available here; running on the CPU",
-                      RuntimeWarning, stacklevel=3)
+        torch = sys.modules.get("torch")
+        why = ("the PyBullet runtime keeps its tensors in CPU memory" if torch is not None and torch.cuda.is_available()
+               else "CUDA is not available here")
+        warnings.warn(f"device={device!r} requested but {why}; running on the CPU", RuntimeWarning, stacklevel=3)
         _CUDA_WARNED = True
     return "cpu"
 
@@ -122,15 +121,26 @@ class LearningEnv:
         self._steps = steps
         spacing = task.env_spacing if env_spacing is None else env_spacing
         self._seed = seed
-        self._first_env = 0 if shard is None else int(shard[0])
+        if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2
+                                  or not all(isinstance(v, int) and not isinstance(v, bool) for v in shard)):
+            raise SimuloValueError(f"shard must be (first_env, total_envs) integers, got {shard!r}")
+        self._first_env = 0 if shard is None else shard[0]
         self._seed_streams(seed)
         self._scene = Scene(num_envs=num_envs, env_spacing=spacing)
         self.step_count = 0
         self._call("build", self._scene)
         self.sim = Simulation(self._scene, dt=self._physics_dt, use_torch=use_torch, envs_per_world=envs_per_world,
                               shard=shard)
+        try:  # a failure from here on must not leak the simulation's PyBullet clients
+            self._start(task)
+        except BaseException:
+            self.sim.close()
+            raise
+
+    def _start(self, task: Task) -> None:
+        """Size the episode buffers, hand the runtime's attributes to the task and run ``on_start``."""
         self.return_final_observation = False
-        n = num_envs
+        n = self.num_envs
         self._episode_len = np.zeros(n, dtype=np.int64)
         self._episode_return = np.zeros(n)
         self._terminated = np.zeros(n, dtype=bool)

@@ -720,9 +720,13 @@ def _block(ids: np.ndarray, cols: np.ndarray, all_envs: bool) -> Any:
 
 
 def _vector(values: Any, n: int, what: str, names: list[str]) -> np.ndarray:
-    arr = np.asarray(values, dtype=float)
-    if arr.shape != (n,):
-        raise SimuloValueError(f"{what} must have one value per joint ({n}: {names}), got {list(values)!r}")
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (n,) or not np.isfinite(arr).all():
+        raise SimuloValueError(f"{what} must have one value per joint ({n}: {names}), each a finite number, "
+                               f"got {values!r}")
     return arr
 
 

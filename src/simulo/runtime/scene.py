@@ -130,6 +130,7 @@ class Scene:
         if kind in ("robot", "prop") and not per_environment and self.num_envs > 1:
             raise SceneError(f"a shared (per_environment=False) {kind} is supported only with one environment; "
                              f"this scene has num_envs={self.num_envs}. Add {at!r} per environment instead")
+        root_before, count_before = self._root, len(self._items)
         if self._root is None:
             self._root = "/" + at.strip("/").split("/")[0]
         if kind == "prop" and not hasattr(item, "_attach"):
@@ -140,8 +141,14 @@ class Scene:
             item._set_scene_path(at)
         self._items.append(SceneItem(item, at, kind, bool(per_environment)))
         if kind == "transform":
-            for child, rel in item.children:
-                self.add(child, at=f"{at}/{(rel or _default_name(child)).strip('/')}", per_environment=per_environment)
+            try:  # nothing half-applied: a refused child removes the transform and its earlier children
+                for child, rel in item.children:
+                    self.add(child, at=f"{at}/{(rel or _default_name(child)).strip('/')}",
+                             per_environment=per_environment)
+            except SceneError:
+                del self._items[count_before:]
+                self._root = root_before
+                raise
         if kind == "robot":
             for extra in (*item.sensors, *item.actuators):
                 extra.path = f"{at}/{_default_name(extra)}"

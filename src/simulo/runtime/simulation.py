@@ -103,6 +103,8 @@ class Simulation:
                 raise SceneError(f"shared (per_environment=False) robots/props {shared} need num_envs == 1, "
                                  f"got {scene.num_envs}")
             per_world = envs_per_world or DEFAULT_ENVS_PER_WORLD
+            if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2):
+                raise SceneError(f"shard must be (first_env, total_envs), got {shard!r}")
             first, total = (0, scene.num_envs) if shard is None else shard
             if (isinstance(first, bool) or not isinstance(first, int) or not isinstance(total, int)
                     or first < 0 or first + scene.num_envs > total or first % per_world):
@@ -206,9 +208,18 @@ class Simulation:
         for name, value in (("width", width), ("height", height)):
             if isinstance(value, bool) or not isinstance(value, int) or not 8 <= value <= 4096:
                 raise SimuloValueError(f"render {name} must be an integer pixel count in 8..4096, got {value!r}")
+        points = []
+        for name, value in (("eye", eye), ("target", target)):
+            try:
+                point = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                point = None
+            if point is None or point.shape != (3,) or not np.isfinite(point).all():
+                raise SimuloValueError(f"render {name} must be three finite numbers (x, y, z in m), got {value!r}")
+            points.append(point)
         origin = self._origins[int(ids[0])]
-        return self._engine.render(int(ids[0]), width, height, (np.asarray(eye, float) + origin).tolist(),
-                                   (np.asarray(target, float) + origin).tolist())
+        return self._engine.render(int(ids[0]), width, height, (points[0] + origin).tolist(),
+                                   (points[1] + origin).tolist())
 
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""
@@ -233,8 +244,9 @@ class Simulation:
             item._detach()
         self._robots, self._props = [], []
         self._engine.close()
-        self.scene._simulation = None
-        self.scene._origins = None
+        if self.scene._simulation is self:  # a second close must not detach a newer simulation of the scene
+            self.scene._simulation = None
+            self.scene._origins = None
 
     def __enter__(self) -> "Simulation":
         return self

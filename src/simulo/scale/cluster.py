@@ -19,7 +19,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from simulo.errors import MissingDependencyError
+from simulo.errors import MissingDependencyError, SimuloValueError, WorkerError
 from simulo.scale.settings import check_address, check_workers
 
 INSTALL_HINT = "pip install 'simulo-local[ray]' (or: pip install 'ray>=2.9')"
@@ -46,7 +46,8 @@ class Cluster:
             ``None`` for a local cluster.
 
     Raises:
-        SimuloValueError: A bad ``workers`` or ``address``.
+        SimuloValueError: A bad ``workers`` or ``address`` (including one Ray cannot parse).
+        WorkerError: No Ray cluster answers at ``address``.
         MissingDependencyError: Ray is not installed.
     """
 
@@ -58,7 +59,13 @@ class Cluster:
         if self.ray.is_initialized():
             return
         if address is not None:
-            self.ray.init(address=address, logging_level=logging.WARNING)
+            try:
+                self.ray.init(address=address, logging_level=logging.WARNING)
+            except ValueError as exc:
+                raise SimuloValueError(f"address {address!r} is not a Ray address ({exc}); expected 'HOST:6379', "
+                                       "'ray://HOST:10001' or 'auto'") from exc
+            except ConnectionError as exc:
+                raise WorkerError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
         else:
             self.ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
         self.started = True

@@ -136,13 +136,23 @@ class EnvShard:
         self._listener = Listener((ray.util.get_node_ip_address(), 0), family="AF_INET", authkey=authkey)
         return self._listener.address
 
+    def _accept_driver(self) -> Connection:
+        """The first connection that passes the key handshake; strays that fail it are dropped."""
+        from multiprocessing import AuthenticationError
+
+        while True:
+            try:
+                return self._listener.accept()
+            except (AuthenticationError, EOFError, ConnectionError):
+                continue
+
     def serve(self) -> None:
         """Answer the driver's requests on the channel until it says ``close`` or goes away.
 
         A request is ``(name, *args)`` naming one of :data:`_SERVED`; the answer is ``("ok", value)`` or
         ``("error", exception)``.
         """
-        with self._listener, self._listener.accept() as conn:
+        with self._listener, self._accept_driver() as conn:
             while True:
                 try:
                     name, *args = conn.recv()

@@ -13,7 +13,6 @@ The setting is process-wide; pass ``torch_threads=None`` to leave torch's settin
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from collections import deque
@@ -40,7 +39,6 @@ if TYPE_CHECKING:
     from simulo.runtime.training.ppo import PPO
 
 ALGORITHMS = ("PPO",)
-_NUMBERED = re.compile(r"^model_(\d+)\.pt$")
 
 
 class RLTrainer:
