@@ -1,0 +1,32 @@
+"""The README's contract example runs as written and does what its comments say."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_contract_example_runs() -> None:
+    block = re.search(r"## Writing apps against the contract\n\n```python\n(.*?)```", README.read_text(), re.S)
+    assert block is not None, "the README lost its contract example"
+    namespace: dict = {"print": lambda *args: None}
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
+    robot, arm = namespace["robot"], namespace["arm"]
+    assert arm == [0, 1, 2, 3, 4]  # the five arm joints, in the robot's joint order
+    assert robot.asset.name == "pick_arm" and robot.path == "/World/Robot"
+
+
+def test_readme_golden_lines_match_the_app() -> None:
+    from simulo.apps.pick_place import app
+
+    text = README.read_text()
+    lines: list[str] = []
+    result = app.run_pick_place(on_line=lines.append)
+    lines += app.report_lines(result)
+    shown = text.split("$ simulo pick-place\n", 1)[1].split("```", 1)[0].strip().splitlines()
+    assert shown == lines
+    assert np.isclose(result.picks[0].final_position[0], 0.25055941, atol=1e-8)
