@@ -36,7 +36,7 @@ import numpy as np
 
 import simulo
 from simulo.scale.ray_env import RayLearningEnv
-from simulo.scale.sweep import plan_shards, run_sweep
+from simulo.scale.sweep import plan_shards
 
 ROOT = Path(__file__).resolve().parents[1]
 ARM_JOINTS = ("base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll")

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import logging
 import sys
 import sysconfig
@@ -19,7 +18,8 @@ import types
 from pathlib import Path
 from typing import Any
 
-from simulo.errors import MissingDependencyError, SimuloValueError, WorkerError
+from simulo.errors import SimuloValueError, WorkerError
+from simulo.optional import require
 from simulo.scale.settings import check_address, check_workers
 
 INSTALL_HINT = "pip install 'simulo-local[ray]' (or: pip install 'ray>=2.9')"
@@ -31,10 +31,7 @@ def require_ray(feature: str = "--workers/--address") -> types.ModuleType:
     Raises:
         MissingDependencyError: Ray is not installed.
     """
-    try:
-        return importlib.import_module("ray")
-    except ImportError as exc:
-        raise MissingDependencyError(f"{feature} needs Ray, which is not installed: {INSTALL_HINT}") from exc
+    return require("ray", feature, "Ray", INSTALL_HINT)
 
 
 class Cluster:

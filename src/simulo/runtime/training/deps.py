@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from types import ModuleType
 from typing import Any
 
-from simulo.errors import MissingDependencyError, SimuloValueError
+from simulo.errors import SimuloValueError
+from simulo.optional import require
 
 INSTALL_HINT = "pip install torch==2.13.0 (or the extra: pip install 'simulo-local[train]')"
 
@@ -24,10 +24,7 @@ def require_torch(feature: str = "simulo.RLTrainer") -> ModuleType:
     Raises:
         MissingDependencyError: torch is not installed.
     """
-    try:
-        return importlib.import_module("torch")
-    except ImportError as exc:
-        raise MissingDependencyError(f"{feature} needs PyTorch, which is not installed: {INSTALL_HINT}") from exc
+    return require("torch", feature, "PyTorch", INSTALL_HINT)
 
 
 def resolve_device(device: Any) -> Any:
