@@ -199,6 +199,20 @@ class _Checker:
     def add(self, node: _Node, message: str) -> None:
         self.problems.append((node.line, message))
 
+    def named(self, node: _Node, tag: str, expected: str, seen: dict[str, int]) -> tuple[str, str]:
+        """Check that a <link>/<joint> has a name not used before (``seen`` maps names to their lines).
+
+        Returns the name and a label for later messages (``link 'arm'`` or ``unnamed link``).
+        """
+        name = node.attrib.get("name", "")
+        if not name.strip():
+            self.add(node, f"<{tag}> has no name; expected {expected}")
+        elif name in seen:
+            self.add(node, f"duplicate {tag} name {name!r} (first defined on line {seen[name]})")
+        else:
+            seen[name] = node.line
+        return name, (f"{tag} {name!r}" if name.strip() else f"unnamed {tag}")
+
     def numbers(self, node: _Node, attr: str, count: int, what: str) -> tuple[float, ...] | None:
         """Parse a space-separated attribute of ``count`` finite numbers; report and return None if bad."""
         values = _numbers(node.attrib[attr], count)
@@ -236,14 +250,7 @@ class _Checker:
     def check_links(self, robot: _Node) -> dict[str, int]:
         lines: dict[str, int] = {}
         for link in robot.findall("link"):
-            name = link.attrib.get("name", "")
-            if not name.strip():
-                self.add(link, "<link> has no name; expected <link name=\"...\">")
-            elif name in lines:
-                self.add(link, f"duplicate link name {name!r} (first defined on line {lines[name]})")
-            else:
-                lines[name] = link.line
-            label = f"link {name!r}" if name.strip() else "unnamed link"
+            name, label = self.named(link, "link", '<link name="...">', lines)
             collisions = link.findall("collision")
             for element in (*link.findall("visual"), *collisions):
                 geometry = element.find("geometry")
@@ -348,14 +355,7 @@ class _Checker:
         joint_lines: dict[str, int] = {}
         child_of: dict[str, tuple[str, int]] = {}
         for node in robot.findall("joint"):
-            name = node.attrib.get("name", "")
-            if not name.strip():
-                self.add(node, "<joint> has no name; expected <joint name=\"...\" type=\"...\">")
-            elif name in joint_lines:
-                self.add(node, f"duplicate joint name {name!r} (first defined on line {joint_lines[name]})")
-            else:
-                joint_lines[name] = node.line
-            label = f"joint {name!r}" if name.strip() else "unnamed joint"
+            name, label = self.named(node, "joint", '<joint name="..." type="...">', joint_lines)
             kind = node.attrib.get("type", "")
             if not kind:
                 self.add(node, f"{label} has no type; expected one of {', '.join(JOINT_TYPES)}")
