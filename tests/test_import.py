@@ -61,8 +61,8 @@ def test_every_public_name_resolves() -> None:
 
 def test_core_names_are_the_runtime_classes() -> None:
     import simulo
-    from simulo.runtime.robot import Robot
-    from simulo.runtime.scene import Scene
+    from simulo.sim.robot import Robot
+    from simulo.sim.scene import Scene
 
     assert simulo.Robot is Robot and simulo.Scene is Scene
     assert issubclass(simulo.NotAttachedError, simulo.SimuloError)
@@ -76,4 +76,4 @@ def test_simulo_interfaces_resolves_next_to_simulo() -> None:
         "import simulo, simulo.interfaces\n"
         "from simulo.interfaces.authoring.robot import RobotProtocol\n"
         "print(RobotProtocol.__name__, simulo.Robot.__module__)\n")
-    assert out.split() == ["RobotProtocol", "simulo.runtime.robot"]
+    assert out.split() == ["RobotProtocol", "simulo.sim.robot"]

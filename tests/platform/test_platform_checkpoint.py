@@ -14,7 +14,7 @@ from simulo.errors import JobError, SimuloValueError
 from simulo.platform.params import job_flags, parse_flags
 
 torch = pytest.importorskip("torch")
-from simulo.runtime.training.checkpoints import write_checkpoint  # noqa: E402 - needs torch
+from simulo.rl.training.checkpoints import write_checkpoint  # noqa: E402 - needs torch
 
 
 def save(path: Path, iteration: int = 5, best: float | None = 12.5) -> Path:

@@ -12,7 +12,7 @@ import pytest
 
 import simulo
 from simulo.errors import SimuloValueError, TaskError, WorkerError
-from simulo.runtime.training import RLTrainer
+from simulo.rl.training import RLTrainer
 from simulo.scale.ray_env import RayLearningEnv
 from simulo.scale.settings import ENV_ADDRESS, ENV_WORKERS
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from simulo.errors import SimuloValueError
 
 if TYPE_CHECKING:
-    from simulo.runtime.training.player import PolicyPlayer
+    from simulo.rl.training.player import PolicyPlayer
 
 KINDS = ("best", "latest")
 LATEST_RUN = "latest"
@@ -94,7 +94,7 @@ class PolicyCheckpoint:
         return int(self.meta["act_dim"])
 
     def load(self, device: str = "cpu", seed: int = 0) -> PolicyPlayer:
-        """Load the policy as a :class:`~simulo.runtime.training.player.PolicyPlayer` (``obs -> actions``).
+        """Load the policy as a :class:`~simulo.rl.training.player.PolicyPlayer` (``obs -> actions``).
 
         Args:
             device: Device of the policy (``"cuda"`` without CUDA warns once and uses the CPU).
@@ -104,7 +104,7 @@ class PolicyCheckpoint:
             SimuloValueError: The file is no longer a usable checkpoint.
             MissingDependencyError: torch is not installed.
         """
-        from simulo.runtime.training.player import PolicyPlayer  # noqa: PLC0415 - torch-heavy
+        from simulo.rl.training.player import PolicyPlayer  # noqa: PLC0415 - torch-heavy
 
         return PolicyPlayer.from_checkpoint(self.path, device=device, seed=seed)
 
@@ -231,7 +231,7 @@ def _run_params(file: Path) -> Mapping[str, Any]:
 
 
 def _build(file: Path, kind: str, runs: Path | None) -> PolicyCheckpoint:
-    from simulo.runtime.training.checkpoints import read_checkpoint  # noqa: PLC0415 - torch-heavy
+    from simulo.rl.training.checkpoints import read_checkpoint  # noqa: PLC0415 - torch-heavy
 
     payload = read_checkpoint(file)
     try:

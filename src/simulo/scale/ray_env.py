@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 
 from simulo.errors import SimuloError, SimuloValueError, WorkerError
-from simulo.runtime.env import LearningEnv, _task_uses_torch
-from simulo.runtime.task import Task
-from simulo.runtime.tensors import Tensors, to_numpy
+from simulo.rl.env import LearningEnv, _task_uses_torch
+from simulo.rl.task import Task
+from simulo.sim.tensors import Tensors, to_numpy
 from simulo.scale.cluster import Cluster, ship_by_value
 from simulo.scale.settings import check_workers
 from simulo.scale.sweep import Shard, plan_shards

@@ -1,0 +1,114 @@
+"""``simulo.Task``: the learning problem, as a subclass with named lifecycle hooks.
+
+The :class:`~simulo.rl.env.LearningEnv` drives a task like this::
+
+    task.build(scene)                  # once: add robots, props, terrain
+    task.on_start(env)                 # once: resolve joints, size buffers (num_envs, device are set)
+    task.reset_idx(all envs)           # in env.reset()
+    every env.step(actions):
+        task.on_pre_physics_step(actions_copy)
+        repeat physics_steps_per_action: task.apply_actions(actions_copy); physics step
+        task.on_post_physics_step()
+        terminated, truncated = task.get_dones()   # or ({name: mask}, truncated)
+        rewards = task.get_rewards()
+        finished environments: task.reset_idx(env_ids)
+        observations = task.get_observations()
+
+The runtime sets ``num_envs``, ``device``, ``max_episode_length``, ``episode_length_buf`` (steps since the
+episode started, per environment) and ``reset_terminated`` (the last ``terminated`` mask) on the task.
+This module imports neither torch nor the engine, so app files that subclass Task import instantly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simulo.errors import TaskError
+
+
+class Task:
+    """Base class of learning tasks. Subclasses override the hooks they need.
+
+    Class attributes:
+        observation_dim: Width of one environment's observation vector (required, > 0).
+        action_dim: Width of one environment's action vector (required, > 0).
+        episode_length_s: Episode length in simulated seconds (time-limit truncation).
+        physics_dt: Physics time step, s.
+        physics_steps_per_action: Physics steps per policy step.
+        env_spacing: Default distance between environment origins, m.
+    """
+
+    observation_dim: int = 0
+    action_dim: int = 0
+    episode_length_s: float = 5.0
+    physics_dt: float = 1.0 / 120.0
+    physics_steps_per_action: int = 2
+    env_spacing: float = 4.0
+
+    num_envs: int
+    device: str
+    max_episode_length: int
+    episode_length_buf: Any
+    reset_terminated: Any
+
+    # -- hooks -------------------------------------------------------------------------------------
+    def build(self, scene: Any) -> None:
+        """Add this task's world to ``scene``. Must be overridden."""
+        raise NotImplementedError(f"{type(self).__name__}.build(scene) must add the task's robots and objects")
+
+    def on_start(self, env: Any) -> None:
+        """One-time hook once the environment is live (robots attached)."""
+
+    def on_pre_physics_step(self, actions: Any) -> None:
+        """Process the policy's actions (a copy; may be modified in place) before physics advances."""
+
+    def apply_actions(self, actions: Any) -> None:
+        """Write the actions to the robots; called before every physics step of an env step. Must be overridden."""
+        raise NotImplementedError(f"{type(self).__name__}.apply_actions(actions) must drive the robots")
+
+    def on_post_physics_step(self) -> None:
+        """Run once per env step after physics, before dones, rewards and observations."""
+
+    def get_observations(self) -> Any:
+        """Observations (num_envs, observation_dim). Must be overridden."""
+        raise NotImplementedError(f"{type(self).__name__}.get_observations() must return (num_envs, observation_dim)")
+
+    def get_rewards(self) -> Any:
+        """Rewards (num_envs,). Must be overridden."""
+        raise NotImplementedError(f"{type(self).__name__}.get_rewards() must return (num_envs,)")
+
+    def get_dones(self) -> Any:
+        """``(terminated, truncated)`` masks, or ``({name: terminated_mask}, truncated)``. Must be overridden."""
+        raise NotImplementedError(f"{type(self).__name__}.get_dones() must return (terminated, truncated)")
+
+    def reset_idx(self, env_ids: Any) -> None:
+        """Reset the listed environments to start states. Must be overridden."""
+        raise NotImplementedError(f"{type(self).__name__}.reset_idx(env_ids) must reset those environments")
+
+    # -- helpers the runtime provides ----------------------------------------------------------------
+    def random_uniform(self, low: float, high: float, size: tuple[int, ...] = (), env_ids: Any = None) -> Any:
+        """Uniform draws ``(len(env_ids), *size)`` from the environment's seeded generator.
+
+        Use it for every random value of an episode so runs repeat for a given seed.
+        """
+        env = self._require_env("random_uniform")
+        return env._random_uniform(low, high, tuple(size), env_ids)
+
+    def check(self, label: str, mask: Any) -> Any:
+        """Record a named success check (for ``@app.success`` rules) and return ``mask`` unchanged."""
+        if not isinstance(label, str) or not label.strip():
+            raise TaskError(f"task.check() needs a non-empty label, got {label!r}")
+        checks = self.__dict__.setdefault("_checks", {})
+        checks[label] = mask
+        return mask
+
+    def survived(self) -> Any:
+        """Mask of environments whose episode is ending by the time limit, not by a termination."""
+        env = self._require_env("survived")
+        return env._survived_mask()
+
+    def _require_env(self, member: str) -> Any:
+        env = self.__dict__.get("_env")
+        if env is None:
+            raise TaskError(f"task.{member}() is available once a LearningEnv runs the task (from on_start onward)")
+        return env

@@ -1,0 +1,134 @@
+"""Checkpoint files of the trainer: where they go, how they are written and read.
+
+A checkpoint is one ``torch.save`` file holding only plain containers, numbers, strings and
+tensors, so it is read back with ``torch.load(weights_only=True)`` (no pickled code runs).
+Files are written to a temporary name and renamed, so a crash never leaves a torn ``latest.pt``.
+
+Where checkpoints go (first match wins):
+
+1. the ``checkpoint_dir`` given to the trainer;
+2. the ``checkpoint_dir`` of the current run (``simulo.platform.context.current_run()``), when a
+   job runner started this process;
+3. the directory named by the environment variable ``SIMULO_CHECKPOINT_DIR``;
+4. a fresh directory ``./runs/checkpoints/rltrainer-XXXX`` (created on the first save).
+
+Only in cases 2 and 3 (a job run, possibly a retry) does a trainer resume from an existing
+``latest.pt`` on its own; see :class:`~simulo.rl.training.trainer.RLTrainer`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from simulo.errors import SimuloValueError
+from simulo.rl.training.deps import require_torch
+
+FORMAT = "simulo-local/rltrainer"
+VERSION = 1
+BEST = "best.pt"
+LATEST = "latest.pt"
+CHECKPOINT_DIR_ENV = "SIMULO_CHECKPOINT_DIR"
+LOCAL_ROOT = Path("runs") / "checkpoints"
+
+
+@dataclass(frozen=True)
+class CheckpointLocation:
+    """A resolved checkpoint directory.
+
+    Attributes:
+        directory: The directory, or ``None`` for a fresh local one created on first use.
+        from_run: Whether it belongs to a job run (which makes auto-resume apply).
+    """
+
+    directory: Path | None
+    from_run: bool
+
+
+def resolve_location(explicit: str | os.PathLike[str] | None) -> CheckpointLocation:
+    """Choose the checkpoint directory by the rules of this module.
+
+    Args:
+        explicit: The directory the user gave, or ``None``.
+
+    Returns:
+        The resolved location.
+    """
+    if explicit is not None:
+        return CheckpointLocation(Path(explicit), from_run=False)
+    run_dir = _run_checkpoint_dir()
+    if run_dir is not None:
+        return CheckpointLocation(Path(run_dir), from_run=True)
+    env_dir = os.environ.get(CHECKPOINT_DIR_ENV)
+    if env_dir:
+        return CheckpointLocation(Path(env_dir), from_run=True)
+    return CheckpointLocation(None, from_run=False)
+
+
+def _run_checkpoint_dir() -> str | os.PathLike[str] | None:
+    try:
+        from simulo.platform.context import current_run  # noqa: PLC0415 - optional, written elsewhere
+    except ImportError:
+        return None
+    run = current_run()
+    if run is None:
+        return None
+    return getattr(run, "checkpoint_dir", None)
+
+
+def new_local_dir() -> Path:
+    """Create and return a fresh directory under ``./runs/checkpoints``."""
+    LOCAL_ROOT.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="rltrainer-", dir=LOCAL_ROOT)).resolve()
+
+
+def write_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> Path:
+    """Write ``payload`` (tagged with the format and version) atomically to ``path``.
+
+    Args:
+        path: Target file; its parent directories are created.
+        payload: Checkpoint content (plain containers, numbers, strings, tensors).
+
+    Returns:
+        The path written.
+    """
+    torch = require_torch()
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    torch.save({"format": FORMAT, "version": VERSION, **payload}, tmp)
+    os.replace(tmp, target)
+    return target
+
+
+def read_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> dict[str, Any]:
+    """Read a checkpoint written by :func:`write_checkpoint`.
+
+    Args:
+        path: The file.
+        map_location: Where tensors go (a ``torch.device`` or name).
+
+    Returns:
+        The payload.
+
+    Raises:
+        SimuloValueError: The file is missing, unreadable, or not a checkpoint of this format.
+    """
+    torch = require_torch()
+    source = Path(path)
+    if not source.is_file():
+        raise SimuloValueError(f"checkpoint {str(source)!r} does not exist (expected a file written by RLTrainer.save)")
+    try:
+        payload = torch.load(source, map_location=map_location, weights_only=True)
+    except Exception as exc:  # torch raises many types for corrupt files
+        raise SimuloValueError(f"checkpoint {str(source)!r} cannot be read: {exc}") from exc
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise SimuloValueError(f"checkpoint {str(source)!r} is not an RLTrainer checkpoint (format {FORMAT!r} expected)")
+    if payload.get("version") != VERSION:
+        raise SimuloValueError(
+            f"checkpoint {str(source)!r} has format version {payload.get('version')!r}; this runtime reads version {VERSION}"
+        )
+    return payload

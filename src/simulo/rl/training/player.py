@@ -1,0 +1,255 @@
+"""Replay a trained policy without the trainer (importable without torch).
+
+:class:`PolicyPlayer` turns a checkpoint into a callable ``obs -> actions``; :class:`RLPlayer` rolls
+it through a batched environment for a number of episodes or steps and reports the returns.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from simulo.errors import SimuloError, SimuloValueError
+from simulo.rl.training.checkpoints import read_checkpoint
+from simulo.rl.training.config import PPOConfig
+from simulo.rl.training.deps import require_torch, resolve_device
+from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
+
+if TYPE_CHECKING:
+    import torch
+
+    from simulo.rl.training.networks import DeterministicPolicy, GaussianActor, ObservationNormalizer
+
+
+class PolicyPlayer:
+    """A trained policy as a callable: raw observations in, actions out.
+
+    Build it with :meth:`from_checkpoint`. Calls never change the policy (the observation
+    normaliser is frozen at its saved statistics).
+
+    Attributes:
+        observation_dim: Observation size the policy expects.
+        action_dim: Action size it returns.
+        config: The hyperparameters it was trained with.
+        iteration: The training iteration of the checkpoint.
+        path: The checkpoint file.
+    """
+
+    def __init__(
+        self,
+        normalizer: ObservationNormalizer,
+        actor: GaussianActor,
+        config: PPOConfig,
+        observation_dim: int,
+        action_dim: int,
+        iteration: int,
+        path: str,
+        device: torch.device,
+        seed: int = 0,
+    ) -> None:
+        from simulo.rl.training.networks import DeterministicPolicy  # noqa: PLC0415 - torch-heavy
+
+        torch = require_torch()
+        self.config = config
+        self.observation_dim = observation_dim
+        self.action_dim = action_dim
+        self.iteration = iteration
+        self.path = path
+        self._device = device
+        self._normalizer = normalizer.eval()
+        self._actor = actor.eval()
+        self._policy: DeterministicPolicy = DeterministicPolicy(normalizer, actor, config.action_limit).eval()
+        self._generator = torch.Generator(device=device)
+        self._generator.manual_seed(seed)
+
+    @classmethod
+    def from_checkpoint(cls, path: str | os.PathLike[str], device: str = "cpu", seed: int = 0) -> PolicyPlayer:
+        """Load the policy of a checkpoint written by ``RLTrainer`` (``best.pt``, ``latest.pt``, ``save``).
+
+        Args:
+            path: The checkpoint file.
+            device: Device to run the policy on (``"cuda"`` without CUDA warns and uses the CPU).
+            seed: Seed of the sampling generator used when ``deterministic=False``.
+
+        Returns:
+            The player.
+
+        Raises:
+            SimuloValueError: The file is not a usable checkpoint.
+            MissingDependencyError: torch is not installed.
+        """
+        require_torch("simulo.PolicyPlayer")
+        from simulo.rl.training.networks import GaussianActor, ObservationNormalizer  # noqa: PLC0415
+
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
+        resolved = resolve_device(device)
+        payload = read_checkpoint(path, map_location=resolved)
+        source = str(path)
+        try:
+            config = PPOConfig.from_mapping(payload["config"])
+            obs_dim, action_dim = int(payload["observation_dim"]), int(payload["action_dim"])
+            actor = GaussianActor(obs_dim, action_dim, config).to(resolved)
+            normalizer = ObservationNormalizer(obs_dim, config.observation_clip, config.normalize_observations).to(resolved)
+            actor.load_state_dict(payload["learner"]["actor"])
+            normalizer.load_state_dict(payload["learner"]["normalizer"])
+            iteration = int(payload["iteration"])
+        except SimuloValueError as exc:
+            raise SimuloValueError(f"checkpoint {source!r}: {exc}") from exc
+        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+            raise SimuloValueError(f"checkpoint {source!r} is incomplete or inconsistent: {exc!r}") from exc
+        return cls(normalizer, actor, config, obs_dim, action_dim, iteration, source, resolved, seed)
+
+    @property
+    def device(self) -> str:
+        """Device of the policy, as a string."""
+        return str(self._device)
+
+    def __call__(self, obs: Any, deterministic: bool = True) -> Any:
+        """Return actions for raw observations.
+
+        Args:
+            obs: ``(batch, observation_dim)`` or ``(observation_dim,)``; tensor, numpy array or list.
+            deterministic: Take the (clipped) Gaussian mean instead of sampling.
+
+        Returns:
+            Actions of matching leading shape: a tensor on the input's device for tensor input,
+            else a numpy array.
+
+        Raises:
+            ShapeError: The observations have the wrong shape.
+            NonFiniteError: They contain NaN or infinity.
+        """
+        from simulo.rl.training.networks import policy_input  # noqa: PLC0415
+
+        torch = require_torch()
+        batch, restore = policy_input(obs, self.observation_dim, self._device)
+        with torch.no_grad():
+            if deterministic:
+                actions = self._policy(batch)
+            else:
+                mean, std = self._actor(self._normalizer(batch))
+                actions = mean + std * torch.randn(mean.shape, generator=self._generator, device=mean.device)
+                limit = self.config.action_limit
+                actions = actions if limit is None else actions.clamp(-limit, limit)
+        return restore(actions)
+
+    act = __call__
+
+
+class RLPlayer:
+    """Roll a saved policy through a batched environment and report episode returns.
+
+    Args:
+        env: The environment (:class:`~simulo.rl.training.vector_env.VectorEnvLike`).
+        policy: A checkpoint path or a :class:`PolicyPlayer`.
+        device: Device of the policy.
+
+    Raises:
+        SimuloValueError: The env is not batched, or the policy does not fit its sizes.
+    """
+
+    def __init__(self, env: VectorEnvLike, policy: str | os.PathLike[str] | PolicyPlayer, device: str = "cpu") -> None:
+        self._num_envs, obs_dim, action_dim = check_vector_env(env)
+        player = policy if isinstance(policy, PolicyPlayer) else PolicyPlayer.from_checkpoint(policy, device=device)
+        _check_fits(player, obs_dim, action_dim)
+        self.env = env
+        self._player: PolicyPlayer | None = player
+        self._device = device
+
+    @property
+    def policy(self) -> PolicyPlayer | None:
+        """The loaded policy (``None`` after :meth:`close`)."""
+        return self._player
+
+    def load(self, path: str | os.PathLike[str]) -> None:
+        """Replace the policy by the one in checkpoint ``path`` (unchanged if it does not load or fit)."""
+        player = PolicyPlayer.from_checkpoint(path, device=self._device)
+        _check_fits(player, self.env.observation_dim, self.env.action_dim)
+        self._player = player
+
+    def play(
+        self,
+        num_episodes: int | None = None,
+        num_steps: int | None = None,
+        real_time: bool = False,
+        video_path: str | None = None,
+        video_length: int = 200,
+        deterministic: bool = True,
+    ) -> dict[str, Any]:
+        """Reset the environment and run the policy until ``num_episodes`` episodes finished or ``num_steps`` steps ran.
+
+        With neither bound, plays one episode. Episodes are counted from ``info["episode"]``
+        (all environments together), so the run may finish a few more than ``num_episodes``;
+        all of them are reported.
+
+        Args:
+            num_episodes: Finished episodes to wait for.
+            num_steps: Batched environment steps to run.
+            real_time: Pace to the simulation clock (not supported here: headless CPU runtime).
+            video_path: Record a video (not supported by this player yet).
+            video_length: Frames to record with ``video_path``.
+            deterministic: Take the policy's mean action.
+
+        Returns:
+            ``episodes``, ``mean_return``, ``returns``, ``mean_length``, ``lengths`` and ``steps``.
+
+        Raises:
+            SimuloValueError: A bound is not a positive integer, or both are given.
+            NotImplementedError: ``real_time`` or ``video_path`` was asked for.
+        """
+        if self._player is None:
+            raise SimuloError("this RLPlayer is closed")
+        if real_time:
+            raise NotImplementedError("RLPlayer.play(real_time=True) is not supported by the local headless runtime")
+        if video_path is not None:
+            raise NotImplementedError(f"RLPlayer.play(video_path={video_path!r}): video capture is not implemented yet")
+        if num_episodes is not None and num_steps is not None:
+            raise SimuloValueError(f"num_episodes={num_episodes!r}, num_steps={num_steps!r}: give at most one bound")
+        for name, value in (("num_episodes", num_episodes), ("num_steps", num_steps)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise SimuloValueError(f"{name}={value!r}: expected an integer >= 1 or None")
+        episodes_wanted = 1 if num_episodes is None and num_steps is None else num_episodes
+        returns: list[float] = []
+        lengths: list[float] = []
+        obs = reset_observations(self.env.reset())
+        steps = 0
+        while True:
+            obs, _, _, _, info = self.env.step(self._player(obs, deterministic=deterministic))
+            steps += 1
+            episode = info.get("episode") if isinstance(info, dict) else None
+            if isinstance(episode, dict):
+                returns += _floats(episode.get("return", []))
+                lengths += _floats(episode.get("length", []))
+            if episodes_wanted is not None and len(returns) >= episodes_wanted:
+                break
+            if num_steps is not None and steps >= num_steps:
+                break
+        return {
+            "episodes": len(returns),
+            "mean_return": sum(returns) / len(returns) if returns else None,
+            "returns": returns,
+            "mean_length": sum(lengths) / len(lengths) if lengths else None,
+            "lengths": lengths,
+            "steps": steps,
+        }
+
+    def close(self) -> None:
+        """Drop the policy (the environment stays open). Idempotent."""
+        self._player = None
+
+
+def _check_fits(player: PolicyPlayer, obs_dim: int, action_dim: int) -> None:
+    if (player.observation_dim, player.action_dim) != (obs_dim, action_dim):
+        raise SimuloValueError(
+            f"policy {player.path!r} maps {player.observation_dim} observations to {player.action_dim} actions; "
+            f"the environment has {obs_dim} and {action_dim}"
+        )
+
+
+def _floats(value: Any) -> list[float]:
+    if hasattr(value, "reshape") and hasattr(value, "tolist"):
+        return [float(v) for v in value.reshape(-1).tolist()]
+    if isinstance(value, (list, tuple)):
+        return [float(v) for v in value]
+    return [float(value)]

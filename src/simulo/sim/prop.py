@@ -1,0 +1,158 @@
+"""``simulo.Prop``: a rigid object (cube, ball, crate) whose pose you can read and write, batched."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from simulo.authoring.shapes import Cuboid, Cylinder, Sphere
+from simulo.errors import NotAttachedError, SimuloValueError
+from simulo.sim.tensors import Tensors
+
+if TYPE_CHECKING:
+    from simulo.engine.pybullet.batch import RigidBatch
+
+
+class PropState:
+    """``prop.state``: live pose and velocities of the prop in every environment."""
+
+    def __init__(self, prop: "Prop") -> None:
+        self._prop = prop
+
+    @property
+    def pose(self) -> Any:
+        """World pose of the shape's centre (num_envs, 7), ``[x, y, z, qw, qx, qy, qz]``. Live buffer."""
+        prop = self._prop._require("state.pose")
+        return prop.tensors.out(prop.pose)
+
+    @property
+    def linear_velocity(self) -> Any:
+        """Linear velocity (num_envs, 3) in m/s. Live buffer."""
+        prop = self._prop._require("state.linear_velocity")
+        return prop.tensors.out(prop.lin_vel)
+
+    @property
+    def angular_velocity(self) -> Any:
+        """Angular velocity (num_envs, 3) in rad/s. Live buffer."""
+        prop = self._prop._require("state.angular_velocity")
+        return prop.tensors.out(prop.ang_vel)
+
+
+class _PropRuntime:
+    def __init__(self, batch: "RigidBatch", tensors: Tensors, default_pose: np.ndarray) -> None:
+        self.batch = batch
+        self.tensors = tensors
+        self.default_pose = default_pose.copy()
+        n = default_pose.shape[0]
+        self.pose = default_pose.copy()
+        self.lin_vel = np.zeros((n, 3))
+        self.ang_vel = np.zeros((n, 3))
+
+
+class Prop:
+    """A rigid body built from a primitive shape with :class:`~simulo.RigidPhysics`.
+
+    Args:
+        shape: A :class:`~simulo.Cuboid`, :class:`~simulo.Sphere` or :class:`~simulo.Cylinder` whose
+            ``physics`` is set; its ``pose`` is the spawn pose relative to each environment's origin.
+
+    Raises:
+        SimuloValueError: The shape is not a primitive or has no rigid physics.
+    """
+
+    def __init__(self, shape: Cuboid | Sphere | Cylinder) -> None:
+        if not isinstance(shape, (Cuboid, Sphere, Cylinder)):
+            raise SimuloValueError(f"Prop.shape must be a Cuboid, Sphere or Cylinder, got {shape!r}")
+        if shape.physics is None:
+            raise SimuloValueError(f"Prop {shape.name!r} needs physics=RigidPhysics(...); a shape without physics "
+                                   "is a static fixture: add it to the scene directly")
+        self.shape = shape
+        self._name: str | None = shape.name
+        self._path: str | None = None
+        self._state = PropState(self)
+        self._rt: _PropRuntime | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The shape's name, or the last component of the scene path."""
+        return self._name
+
+    @property
+    def path(self) -> str | None:
+        """Scene path, set when the prop is added."""
+        return self._path
+
+    def _set_scene_path(self, path: str) -> None:
+        self._path = path
+        self._name = path.rstrip("/").rsplit("/", 1)[-1]
+
+    def _require(self, member: str) -> _PropRuntime:
+        if self._rt is None:
+            raise NotAttachedError(f"Prop.{member} is not available until the simulation has attached the prop")
+        return self._rt
+
+    @property
+    def state(self) -> PropState:
+        """Live state accessor; the same object on every access."""
+        return self._state
+
+    @property
+    def default_pose(self) -> Any:
+        """Spawn pose in the world frame with each environment's origin (num_envs, 7); a copy."""
+        rt = self._require("default_pose")
+        return rt.tensors.out(rt.default_pose.copy())
+
+    @property
+    def internals(self) -> Any:
+        """Engine-specific handle (the PyBullet ``RigidBatch``); unstable."""
+        return self._require("internals").batch
+
+    def set_pose(self, pose: Any, env_ids: Any = None) -> None:
+        """Teleport the prop to world poses (len(env_ids), 7); read back immediately."""
+        rt = self._require("set_pose")
+        ids = rt.tensors.env_ids(env_ids, rt.pose.shape[0])
+        from simulo.sim.robot import _normalised_poses
+
+        poses = _normalised_poses(rt.tensors.floats(pose, (len(ids), 7), "pose"))
+        rt.batch.write_pose(ids, poses)
+        self.update(0.0)
+
+    def set_velocity(self, velocity: Any, env_ids: Any = None) -> None:
+        """Set velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6)."""
+        rt = self._require("set_velocity")
+        ids = rt.tensors.env_ids(env_ids, rt.pose.shape[0])
+        rt.batch.write_velocity(ids, rt.tensors.floats(velocity, (len(ids), 6), "velocity"))
+        self.update(0.0)
+
+    def reset(self, env_ids: Any = None) -> None:
+        """Put the prop back at its default pose, at rest."""
+        rt = self._require("reset")
+        ids = rt.tensors.env_ids(env_ids, rt.pose.shape[0])
+        rt.batch.write_pose(ids, rt.default_pose[ids])
+        rt.batch.write_velocity(ids, np.zeros((len(ids), 6)))
+        self.update(0.0)
+
+    def set_friction(self, friction: float) -> None:
+        """Set the lateral friction coefficient in every environment."""
+        rt = self._require("set_friction")
+        if not isinstance(friction, (int, float)) or not np.isfinite(friction) or friction < 0:
+            raise SimuloValueError(f"friction must be a finite number >= 0, got {friction!r}")
+        rt.batch.set_friction(float(friction))
+
+    def update(self, dt: float) -> None:
+        """Refresh the state buffers (called by the runtime after every step)."""
+        rt = self._require("update")
+        rt.batch.read(rt.pose, rt.lin_vel, rt.ang_vel)
+
+    def _attach(self, batch: "RigidBatch", tensors: Tensors, default_pose: np.ndarray) -> None:
+        self._rt = _PropRuntime(batch, tensors, default_pose)
+        if self.shape.physics is not None and self.shape.physics.friction is not None:
+            batch.set_friction(self.shape.physics.friction)
+        self.update(0.0)
+
+    def _detach(self) -> None:
+        self._rt = None
+
+    def __repr__(self) -> str:
+        return f"Prop(name={self._name!r}, shape={type(self.shape).__name__})"

@@ -1,0 +1,206 @@
+"""``simulo.Scene``: a declarative description of what exists in every environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from simulo.authoring.pose import Pose, Transform
+from simulo.authoring.shapes import Cuboid, Cylinder, Sphere
+from simulo.authoring.world import Light, Terrain
+from simulo.errors import SceneError
+
+
+@dataclass(frozen=True)
+class SceneItem:
+    """One entry of a scene: what, where, and whether it is copied into every environment."""
+
+    item: Any
+    path: str
+    kind: str
+    per_environment: bool
+
+
+def _kind(item: Any) -> str:
+    from simulo.sim.prop import Prop
+    from simulo.sim.robot import Robot
+
+    if isinstance(item, Robot):
+        return "robot"
+    if isinstance(item, Prop):
+        return "prop"
+    if isinstance(item, (Cuboid, Sphere, Cylinder)):
+        return "prop" if item.physics is not None and not item.physics.kinematic else "fixture"
+    if isinstance(item, Terrain):
+        return "terrain"
+    if isinstance(item, Light):
+        return "light"
+    if isinstance(item, Transform):
+        return "transform"
+    if hasattr(item, "_bind"):
+        return "sensor_or_actuator"
+    raise SceneError(f"cannot add {type(item).__name__} {item!r} to a scene; expected a Robot, Prop, Cuboid, Sphere, "
+                     "Cylinder, Terrain, Light or Transform")
+
+
+class SceneGroup:
+    """A named group; items added through it land under its path."""
+
+    def __init__(self, scene: "Scene", name: str, parent_path: str) -> None:
+        self.scene = scene
+        self.name = name
+        self.parent_path = parent_path
+
+    @property
+    def path(self) -> str:
+        """Full scene path of the group."""
+        return f"{self.parent_path.rstrip('/')}/{self.name}"
+
+    def add(self, item: Any, at: str | None = None, per_environment: bool = True) -> None:
+        """Add an item under this group (at ``<group path>/<at>``)."""
+        sub = at.strip("/") if at else _default_name(item)
+        self.scene.add(item, at=f"{self.path}/{sub}", per_environment=per_environment)
+
+
+def _default_name(item: Any) -> str:
+    name = getattr(item, "name", None)
+    return name if isinstance(name, str) and name else type(item).__name__
+
+
+class Scene:
+    """Robots, props, fixtures, terrain and lights at logical paths, copied into ``num_envs`` environments.
+
+    Args:
+        num_envs: Number of environments (each gets its own copy of per-environment items).
+        env_spacing: Distance between neighbouring environment origins on the grid, m.
+
+    Environment ``i`` sits at ``(row * env_spacing, col * env_spacing, 0)`` with ``cols = ceil(sqrt(num_envs))``,
+    ``row, col = divmod(i, cols)``; environment 0 is at the world origin.
+    """
+
+    DEFAULT_ROOT = "/World"
+
+    def __init__(self, num_envs: int = 1, env_spacing: float = 2.0) -> None:
+        self.num_envs = num_envs
+        self.env_spacing = env_spacing
+        self._check_layout()
+        self._items: list[SceneItem] = []
+        self._groups: dict[str, SceneGroup] = {}
+        self._root: str | None = None
+        self._origins: Any = None
+        self._simulation: Any = None
+
+    def _check_layout(self) -> None:
+        if isinstance(self.num_envs, bool) or not isinstance(self.num_envs, int) or self.num_envs < 1:
+            raise SceneError(f"num_envs must be an integer >= 1, got {self.num_envs!r}")
+        if not isinstance(self.env_spacing, (int, float)) or not 0 <= self.env_spacing < float("inf"):
+            raise SceneError(f"env_spacing must be a finite number >= 0 m, got {self.env_spacing!r}")
+
+    @property
+    def root(self) -> str:
+        """The scene root: the first component of the first path added (``/World`` by default)."""
+        return self._root or self.DEFAULT_ROOT
+
+    def add(self, item: Any, at: str | None = None, per_environment: bool = True) -> None:
+        """Add an item at a scene path.
+
+        Args:
+            item: Robot, Prop, primitive shape (with physics: a prop; without: a static fixture), Terrain,
+                Light or Transform (its children are added under its path).
+            at: Scene path such as ``"/World/Robot"``; defaults to ``<root>/<item name>``.
+            per_environment: Copy the item into every environment (default). ``False`` makes a shared item;
+                a shared robot or prop is refused when ``num_envs > 1``.
+
+        Raises:
+            SceneError: Unknown item type, bad or duplicate path, item added twice, or a shared robot/prop
+                in a multi-environment scene.
+        """
+        if self._simulation is not None:
+            raise SceneError("the scene is already simulated; add items before building simulo.Simulation(scene)")
+        kind = _kind(item)
+        if at is None:
+            at = f"{self.root}/{_default_name(item)}"
+        if not isinstance(at, str) or not at.startswith("/") or at.rstrip("/") == "" or "//" in at:
+            raise SceneError(f"scene path must be an absolute path like '/World/Robot', got {at!r}")
+        at = at.rstrip("/")
+        if any(e.path == at for e in self._items):
+            raise SceneError(f"scene path {at!r} is already used")
+        if any(e.item is item for e in self._items):
+            raise SceneError(f"{item!r} was already added to this scene")
+        if kind in ("robot", "prop") and not per_environment and self.num_envs > 1:
+            raise SceneError(f"a shared (per_environment=False) {kind} is supported only with one environment; "
+                             f"this scene has num_envs={self.num_envs}. Add {at!r} per environment instead")
+        root_before, count_before = self._root, len(self._items)
+        if self._root is None:
+            self._root = "/" + at.strip("/").split("/")[0]
+        if kind == "prop" and not hasattr(item, "_attach"):
+            from simulo.sim.prop import Prop
+
+            item = Prop(item)
+        if hasattr(item, "_set_scene_path"):
+            item._set_scene_path(at)
+        self._items.append(SceneItem(item, at, kind, bool(per_environment)))
+        if kind == "transform":
+            try:  # nothing half-applied: a refused child removes the transform and its earlier children
+                for child, rel in item.children:
+                    self.add(child, at=f"{at}/{(rel or _default_name(child)).strip('/')}",
+                             per_environment=per_environment)
+            except SceneError:
+                del self._items[count_before:]
+                self._root = root_before
+                raise
+        if kind == "robot":
+            for extra in (*item.sensors, *item.actuators):
+                extra.path = f"{at}/{_default_name(extra)}"
+                self._items.append(SceneItem(extra, extra.path, "sensor_or_actuator", True))
+
+    def group(self, name: str, at: str | None = None) -> SceneGroup:
+        """Create (or fetch) a named group under ``at`` (the root by default)."""
+        parent = (at or self.root).rstrip("/") or "/"
+        key = f"{parent}/{name}"
+        if key not in self._groups:
+            self._groups[key] = SceneGroup(self, name, parent)
+        return self._groups[key]
+
+    def get_items(self) -> list[dict[str, Any]]:
+        """A copy of every entry: ``{"item", "path", "kind", "per_environment"}``."""
+        return [{"item": e.item, "path": e.path, "kind": e.kind, "per_environment": e.per_environment}
+                for e in self._items]
+
+    def items_of(self, kind: str) -> list[SceneItem]:
+        """Entries of one kind in the order they were added."""
+        return [e for e in self._items if e.kind == kind]
+
+    def offset_of(self, path: str) -> Pose:
+        """Pose of the innermost Transform above ``path`` (identity when there is none)."""
+        best: SceneItem | None = None
+        for e in self._items:
+            if e.kind == "transform" and path.startswith(e.path + "/"):
+                if best is None or len(e.path) > len(best.path):
+                    best = e
+        return best.item.pose if best is not None else Pose.identity()
+
+    def clear(self) -> None:
+        """Remove every item and group."""
+        if self._simulation is not None:
+            raise SceneError("cannot clear a scene that is being simulated; close the Simulation first")
+        self._items.clear()
+        self._groups.clear()
+        self._root = None
+
+    def reset(self) -> None:
+        """Reset every attached robot and prop to its default state."""
+        for e in self._items:
+            if e.kind in ("robot", "prop") and e.item._rt is not None:
+                e.item.reset()
+
+    @property
+    def env_origins(self) -> Any:
+        """Environment origins (num_envs, 3), or None until a simulation has attached the scene."""
+        return self._origins
+
+    def flush_pending_commands(self) -> None:
+        """Send the robots' buffered commands to the engine (the runtime calls this before each step)."""
+        for e in self._items:
+            if e.kind == "robot" and e.item._rt is not None:
+                e.item._flush()
