@@ -217,7 +217,8 @@ def test_pick_arm_loads_in_pybullet(bullet) -> None:  # type: ignore[no-untyped-
     p, client = bullet
     asset = Asset.from_registry("simulo/robot/pick_arm:v1")
     body = p.loadURDF(str(asset.urdf_path()), useFixedBase=True, physicsClientId=client)
-    infos = [p.getJointInfo(body, j, physicsClientId=client) for j in range(p.getNumJoints(body, physicsClientId=client))]
+    count = p.getNumJoints(body, physicsClientId=client)
+    infos = [p.getJointInfo(body, j, physicsClientId=client) for j in range(count)]
     assert [i[1].decode() for i in infos] == ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll",
                                               "finger_left_joint", "finger_right_joint", "tcp_joint"]
     assert [i[12].decode() for i in infos] == ["turret", "upper_arm", "forearm", "wrist", "hand", "finger_left",
@@ -241,7 +242,8 @@ def test_cartpole_loads_in_pybullet_and_the_pole_swings(bullet) -> None:  # type
     assert asset.spawn_pose is not None
     body = p.loadURDF(str(asset.urdf_path()), basePosition=asset.spawn_pose.xyz, useFixedBase=True,
                       physicsClientId=client)
-    infos = [p.getJointInfo(body, j, physicsClientId=client) for j in range(p.getNumJoints(body, physicsClientId=client))]
+    count = p.getNumJoints(body, physicsClientId=client)
+    infos = [p.getJointInfo(body, j, physicsClientId=client) for j in range(count)]
     assert [(i[1].decode(), i[2]) for i in infos] == [("slider_to_cart", p.JOINT_PRISMATIC),
                                                       ("cart_to_pole", p.JOINT_REVOLUTE)]
     assert infos[0][8:11] == (-4.0, 4.0, 400.0)

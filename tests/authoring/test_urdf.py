@@ -108,7 +108,8 @@ CASES = [
      "joint 'j' (revolute) has no <limit>"),
     ("prismatic_no_limit", robot(link("a") + link("b") + joint("j", "a", "b", "prismatic")),
      "joint 'j' (prismatic) has no <limit>"),
-    ("limit_missing_attrs", robot(link("a") + link("b") + joint("j", "a", "b", "revolute", '<limit lower="0" upper="1"/>')),
+    ("limit_missing_attrs", robot(link("a") + link("b") + joint("j", "a", "b", "revolute",
+                                                                '<limit lower="0" upper="1"/>')),
      "<limit> is missing effort, velocity"),
     ("limit_missing_lower", robot(link("a") + link("b") + joint("j", "a", "b", "prismatic",
                                                                 '<limit upper="1" effort="1" velocity="1"/>')),
@@ -148,7 +149,8 @@ CASES = [
      "unknown geometry <cone>"),
     ("box_bad_size", robot(link("a", '<collision><geometry><box size="1 1"/></geometry></collision>')),
      "size='1 1' must be 3 finite number(s)"),
-    ("cylinder_negative", robot(link("a", '<collision><geometry><cylinder radius="-1" length="1"/></geometry></collision>')),
+    ("cylinder_negative",
+     robot(link("a", '<collision><geometry><cylinder radius="-1" length="1"/></geometry></collision>')),
      "radius='-1' must be > 0"),
     ("sphere_no_radius", robot(link("a", "<collision><geometry><sphere/></geometry></collision>")),
      "<sphere> needs radius"),
@@ -205,7 +207,8 @@ def test_many_problems_listed_at_once_with_lines_in_order() -> None:
         (8, "lower=1 is above upper=0"),
     ]
     for line, fragment in expected:
-        assert any(p.startswith(f"line {line}: ") and fragment in p for p in err.problems), (line, fragment, err.problems)
+        assert any(p.startswith(f"line {line}: ") and fragment in p for p in err.problems), (
+            line, fragment, err.problems)
     assert len(err.problems) == len(expected)
     lines = [int(p.split(":")[0].split()[1]) for p in err.problems]
     assert lines == sorted(lines)
@@ -252,7 +255,8 @@ def test_billion_laughs_refused_without_expansion() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n<robot name="&x;"><link name="a"/></robot>',
+    '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+    '<robot name="&x;"><link name="a"/></robot>',
     '<?xml version="1.0"?>\n<!DOCTYPE robot SYSTEM "file:///etc/passwd">\n<robot name="r"><link name="a"/></robot>',
     '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY % p SYSTEM "http://127.0.0.1:9/x.dtd"> %p;]>\n<robot name="r"/>',
 ], ids=["external_entity", "external_dtd", "parameter_entity"])
@@ -271,7 +275,8 @@ def test_mesh_inside_base_dir_passes_and_missing_mesh_is_reported(tmp_path: Path
     missing = robot(link("a", '<visual><geometry><mesh filename="meshes/gone.obj"/></geometry></visual>'))
     assert check_urdf(missing).links == ("a",)  # without base_dir only the path's text is checked
     problems = problems_of(missing, base_dir=tmp_path)
-    assert problems == [f"line 2: link 'a' <visual>: mesh file 'meshes/gone.obj' not found in {str(tmp_path.resolve())!r}"]
+    folder = str(tmp_path.resolve())
+    assert problems == [f"line 2: link 'a' <visual>: mesh file 'meshes/gone.obj' not found in {folder!r}"]
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
@@ -305,7 +310,8 @@ def test_cartpole_model() -> None:
     assert pole.type == "continuous"  # an unlimited revolute joint: the pole swings freely
 
 
-# The seed's arm (pick-and-place, seed 000): name, type, parent, child, origin z, axis, (lower, upper, effort, velocity).
+# The seed's arm (pick-and-place, seed 000): name, type, parent, child, origin z, axis,
+# (lower, upper, effort, velocity).
 SEED_ARM_JOINTS = [
     ("base_yaw", "revolute", "base_link", "turret", 0.1, (0, 0, 1), (-3.14, 3.14, 50, 2.0)),
     ("shoulder", "revolute", "turret", "upper_arm", 0.1, (0, 1, 0), (-1.6, 1.6, 50, 2.0)),

@@ -70,7 +70,7 @@ class Asset:
         name: str | None = None,
         fixed_base: bool | None = None,
         base_dir: str | os.PathLike[str] | None = None,
-    ) -> "Asset":
+    ) -> Asset:
         """An asset from a URDF document held in a string.
 
         Args:
@@ -90,7 +90,7 @@ class Asset:
         return cls(name or model.name, text, folder, _fixed(fixed_base), None, model)
 
     @classmethod
-    def from_urdf_file(cls, path: str | os.PathLike[str], fixed_base: bool | None = None) -> "Asset":
+    def from_urdf_file(cls, path: str | os.PathLike[str], fixed_base: bool | None = None) -> Asset:
         """An asset from a URDF file; relative mesh paths start from the file's folder.
 
         Raises:
@@ -110,12 +110,12 @@ class Asset:
         return cls(model.name, text, file.parent, _fixed(fixed_base), None, model, file)
 
     @classmethod
-    def urdf(cls, path: str | os.PathLike[str]) -> "Asset":
+    def urdf(cls, path: str | os.PathLike[str]) -> Asset:
         """Same as :meth:`from_urdf_file` (the cloud SDK's spelling)."""
         return cls.from_urdf_file(path)
 
     @classmethod
-    def from_registry(cls, ref: str) -> "Asset":
+    def from_registry(cls, ref: str) -> Asset:
         """A model from the local catalog, e.g. ``Asset.from_registry("simulo/robot/cartpole:v1")``.
 
         Raises:
@@ -126,7 +126,7 @@ class Asset:
         return replace(cls.from_urdf_file(entry.file, fixed_base=entry.fixed_base), spawn_pose=entry.spawn_pose)
 
     @classmethod
-    def usd(cls, path: str | os.PathLike[str]) -> "Asset":
+    def usd(cls, path: str | os.PathLike[str]) -> Asset:
         """USD is not loadable here; always raises.
 
         Raises:
@@ -139,15 +139,15 @@ class Asset:
         )
 
     @classmethod
-    def from_usd(cls, path: str | os.PathLike[str]) -> "Asset":
+    def from_usd(cls, path: str | os.PathLike[str]) -> Asset:
         """Same as :meth:`usd`; always raises :class:`~simulo.errors.AssetError`."""
         return cls.usd(path)
 
-    def read_only(self) -> "Asset":
+    def read_only(self) -> Asset:
         """This asset (assets are immutable values, so always read-only)."""
         return self
 
-    def with_collision_visuals(self) -> "Asset":
+    def with_collision_visuals(self) -> Asset:
         """The same model with a visual copy of every collision shape on links that have no visual (for recording)."""
         from simulo.authoring.visuals import with_collision_visuals
 

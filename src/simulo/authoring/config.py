@@ -13,24 +13,25 @@ Two kinds of joint drive exist, chosen per actuator group in ``Robot.actuator_ga
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from simulo._checks import check_real
 from simulo.errors import SimuloValueError
 
 
 def _check_nonneg(owner: str, **values: float | None) -> None:
     for key, value in values.items():
-        if value is None:
-            continue
-        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise SimuloValueError(f"{owner}.{key} must be a finite number >= 0, got {value!r}")
+        if value is not None:
+            check_real(value, f"{owner}.{key}", low=0)
 
 
 def _is_interval(values: object) -> bool:
     """Whether ``values`` is ``(lower, upper)``: two numbers with lower <= upper (NaN is refused)."""
+    if not isinstance(values, Iterable):
+        return False
     try:
-        lower, upper = (float(v) for v in values)  # type: ignore[union-attr]
+        lower, upper = (float(v) for v in values)
     except (TypeError, ValueError):
         return False
     return lower <= upper
@@ -107,7 +108,8 @@ class JointConfig:
             damping=self.damping,
         )
         if self.limits is not None and not _is_interval(self.limits):
-            raise SimuloValueError(f"JointConfig({self.name!r}).limits must be (lower, upper) with lower <= upper, got {self.limits!r}")
+            raise SimuloValueError(f"JointConfig({self.name!r}).limits must be (lower, upper) with lower <= upper, "
+                                   f"got {self.limits!r}")
 
 
 @dataclass(frozen=True)

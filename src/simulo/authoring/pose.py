@@ -7,8 +7,9 @@ Quaternions are w-first ``(qw, qx, qy, qz)`` everywhere in simulo; a pose as a r
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from simulo.errors import SimuloValueError
 
@@ -59,17 +60,17 @@ class Pose:
         object.__setattr__(self, "quat_wxyz", tuple(q / norm for q in quat))
 
     @classmethod
-    def identity(cls) -> "Pose":
+    def identity(cls) -> Pose:
         """The pose at the origin with no rotation."""
         return cls()
 
     @classmethod
-    def from_xyz(cls, x: float, y: float, z: float) -> "Pose":
+    def from_xyz(cls, x: float, y: float, z: float) -> Pose:
         """A pose at ``(x, y, z)`` with no rotation."""
         return cls((x, y, z))
 
     @classmethod
-    def from_xyz_rpy(cls, xyz: Iterable[float], rpy: Iterable[float]) -> "Pose":
+    def from_xyz_rpy(cls, xyz: Iterable[float], rpy: Iterable[float]) -> Pose:
         """A pose from a position and roll, pitch, yaw in radians (extrinsic x, y, z)."""
         roll, pitch, yaw = _floats(rpy, 3, "roll, pitch, yaw")
         cr, sr = math.cos(roll / 2), math.sin(roll / 2)
@@ -117,7 +118,7 @@ class Transform:
     pose: Pose = field(default_factory=Pose.identity)
     _children: list[tuple[Any, str]] = field(default_factory=list, repr=False)
 
-    def add(self, entity: Any, at: str = "") -> "Transform":
+    def add(self, entity: Any, at: str = "") -> Transform:
         """Attach a child item; returns the transform for chaining."""
         self._children.append((entity, at))
         return self

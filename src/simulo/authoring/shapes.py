@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
+from simulo._checks import check_real
 from simulo.authoring.pose import Pose
 from simulo.errors import SimuloValueError
 
 
 def _positive(owner: str, **values: float) -> None:
     for key, value in values.items():
-        if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise SimuloValueError(f"{owner}.{key} must be a finite number > 0, got {value!r}")
+        check_real(value, f"{owner}.{key}", low=0, low_open=True)
 
 
 @dataclass(frozen=True)
@@ -31,9 +30,8 @@ class RigidPhysics:
 
     def __post_init__(self) -> None:
         _positive("RigidPhysics", mass=self.mass)
-        if self.friction is not None and (not isinstance(self.friction, (int, float)) or not math.isfinite(self.friction)
-                                          or self.friction < 0):
-            raise SimuloValueError(f"RigidPhysics.friction must be a finite number >= 0, got {self.friction!r}")
+        if self.friction is not None:
+            check_real(self.friction, "RigidPhysics.friction", low=0)
 
 
 @dataclass(frozen=True)

@@ -156,14 +156,17 @@ def _parse(text: str) -> tuple[_Node | None, str | None]:
         line = parser.parser.CurrentLineNumber
         return None, (
             f"line {line}: hostile or unsupported XML refused: a document type declaration (<!DOCTYPE ...>) is not "
-            "allowed in a URDF, because it can declare entities (entity expansion, external files); nothing was expanded"
+            "allowed in a URDF, because it can declare entities (entity expansion, external files); "
+            "nothing was expanded"
         )
     except EntitiesForbidden as exc:
         line = parser.parser.CurrentLineNumber
-        return None, f"line {line}: hostile XML refused: entity declaration {exc.name!r} is not allowed; nothing was expanded"
+        return None, (f"line {line}: hostile XML refused: entity declaration {exc.name!r} is not allowed; "
+                      "nothing was expanded")
     except ExternalReferenceForbidden as exc:
         line = parser.parser.CurrentLineNumber
-        return None, f"line {line}: hostile XML refused: external reference {exc.sysid!r} is not allowed; nothing was loaded"
+        return None, (f"line {line}: hostile XML refused: external reference {exc.sysid!r} is not allowed; "
+                      "nothing was loaded")
     except ParseError as exc:
         line, column = getattr(exc, "position", (0, 0))
         reason = expat.ErrorString(exc.code) if getattr(exc, "code", None) else str(exc)
@@ -220,7 +223,9 @@ class _Checker:
             self.add(node, f"{what}: {attr}={node.attrib[attr]!r} must be {count} finite number(s) separated by spaces")
         return values
 
-    def vec3(self, node: _Node | None, attr: str, default: tuple[float, float, float], what: str) -> tuple[float, float, float]:
+    def vec3(
+        self, node: _Node | None, attr: str, default: tuple[float, float, float], what: str
+    ) -> tuple[float, float, float]:
         if node is None or attr not in node.attrib:
             return default
         values = self.numbers(node, attr, 3, what)
@@ -250,7 +255,7 @@ class _Checker:
     def check_links(self, robot: _Node) -> dict[str, int]:
         lines: dict[str, int] = {}
         for link in robot.findall("link"):
-            name, label = self.named(link, "link", '<link name="...">', lines)
+            _, label = self.named(link, "link", '<link name="...">', lines)
             collisions = link.findall("collision")
             for element in (*link.findall("visual"), *collisions):
                 geometry = element.find("geometry")
@@ -284,7 +289,8 @@ class _Checker:
         missing = [a for a in _INERTIA_ATTRS if a not in inertia.attrib]
         if missing:
             self.add(inertia, f"{label}: <inertia> is missing {', '.join(missing)}")
-        bad = [f"{a}={inertia.attrib[a]!r}" for a in _INERTIA_ATTRS if a in inertia.attrib and _number(inertia.attrib[a]) is None]
+        bad = [f"{a}={inertia.attrib[a]!r}" for a in _INERTIA_ATTRS
+               if a in inertia.attrib and _number(inertia.attrib[a]) is None]
         if bad:
             self.add(inertia, f"{label}: <inertia> values must be finite numbers, got {', '.join(bad)}")
 
@@ -294,7 +300,8 @@ class _Checker:
         if unknown:
             self.add(geometry, f"{label}: unknown geometry <{unknown[0]}>; expected one of {', '.join(_SHAPES)}")
         elif len(shapes) != 1:
-            self.add(geometry, f"{label}: <geometry> must hold exactly one shape ({', '.join(_SHAPES)}), found {len(shapes)}")
+            self.add(geometry,
+                     f"{label}: <geometry> must hold exactly one shape ({', '.join(_SHAPES)}), found {len(shapes)}")
         for shape in shapes:
             if shape.tag == "mesh":
                 self.check_mesh(shape, label)
@@ -322,7 +329,8 @@ class _Checker:
                 hint = ("package:// needs a ROS package path, which simulo does not resolve; copy the mesh into the "
                         "asset's folder and use a path relative to the URDF file (e.g. 'meshes/part.stl')")
             elif scheme == "file":
-                hint = "a file:// URL is an absolute path that leaves the asset's folder; use a path relative to the URDF file"
+                hint = ("a file:// URL is an absolute path that leaves the asset's folder; use a path relative to "
+                        "the URDF file")
             else:
                 hint = (f"{scheme}:// URLs are never downloaded; copy the mesh into the asset's folder and use a path "
                         "relative to the URDF file")
@@ -399,7 +407,8 @@ class _Checker:
         if link not in link_lines:
             known = sorted(link_lines)
             listed = ", ".join(known[:_MAX_LISTED]) + (", ..." if len(known) > _MAX_LISTED else "")
-            self.add(element or joint, f"{label}: {end} link {link!r} is not defined; defined links: {listed or 'none'}")
+            self.add(element or joint,
+                     f"{label}: {end} link {link!r} is not defined; defined links: {listed or 'none'}")
             return None
         return link
 
@@ -407,7 +416,8 @@ class _Checker:
         axis_node = joint.find("axis")
         axis = self.vec3(axis_node, "xyz", (1.0, 0.0, 0.0), f"{label} <axis>")
         if axis_node is not None and math.hypot(*axis) < 1e-12:
-            self.add(axis_node, f"{label}: <axis xyz=\"0 0 0\"> has zero length; expected a direction such as \"0 0 1\"")
+            self.add(axis_node,
+                     f"{label}: <axis xyz=\"0 0 0\"> has zero length; expected a direction such as \"0 0 1\"")
         return axis
 
     def check_limits(self, joint: _Node, label: str, kind: str) -> JointLimits | None:

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from simulo.authoring.config import _check_nonneg
+
+_Vec3 = tuple[float, float, float]
+
+
+def _vec3(values: Iterable[float]) -> _Vec3:
+    """``tuple(values)``, typed as the 3-vector it should be (its length is not checked here)."""
+    return cast(_Vec3, tuple(values))
 
 
 @dataclass(frozen=True)
@@ -31,7 +40,7 @@ class Terrain:
 
     @classmethod
     def plane(cls, height: float = 0.0, static_friction: float | None = None,
-              dynamic_friction: float | None = None, restitution: float | None = None) -> "Terrain":
+              dynamic_friction: float | None = None, restitution: float | None = None) -> Terrain:
         """A flat, infinite ground plane (PyBullet's ``plane.urdf``) at ``height``."""
         return cls("plane", float(height), static_friction, dynamic_friction, restitution)
 
@@ -56,12 +65,12 @@ class Light:
         _check_nonneg("Light", intensity=self.intensity)
 
     @classmethod
-    def dome(cls, intensity: float = 1000.0, color: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> "Light":
+    def dome(cls, intensity: float = 1000.0, color: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> Light:
         """An environment (sky) light."""
-        return cls("dome", intensity, tuple(color))
+        return cls("dome", intensity, _vec3(color))
 
     @classmethod
     def distant(cls, intensity: float = 3000.0, color: tuple[float, float, float] = (1.0, 1.0, 1.0),
-                direction: tuple[float, float, float] = (0.0, 0.0, -1.0)) -> "Light":
+                direction: tuple[float, float, float] = (0.0, 0.0, -1.0)) -> Light:
         """A sun-like directional light."""
-        return cls("distant", intensity, tuple(color), tuple(direction))
+        return cls("distant", intensity, _vec3(color), _vec3(direction))

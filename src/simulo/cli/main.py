@@ -20,7 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def _usage() -> str:
     width = max(len(c) for c in COMMANDS)
     rows = "\n".join(f"  {name.ljust(width)}  {help_}" for name, (_, help_) in COMMANDS.items())
-    return f"usage: simulo <command> [args]\n\ncommands:\n{rows}\n\nRun 'simulo <command> --help' for a command's options."
+    return (f"usage: simulo <command> [args]\n\ncommands:\n{rows}\n\n"
+            "Run 'simulo <command> --help' for a command's options.")
 
 
 def main(argv: list[str] | None = None) -> int:

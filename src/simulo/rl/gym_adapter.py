@@ -12,7 +12,8 @@ Observations and actions are float32 numpy arrays; actions live in ``[-1, 1]``. 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,8 @@ class GymVectorEnv(VectorEnv):
         env: The learning environment; its ``num_envs`` is the vector size.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    # Gymnasium declares ``metadata`` as a plain (instance-typed) class attribute; a ClassVar would not match it.
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
 
     def __init__(self, env: LearningEnv) -> None:
         self.env = env
@@ -87,7 +89,7 @@ class GymEnv(gym.Env):
         **env_kwargs: Passed to :class:`LearningEnv` (``num_envs`` is fixed to 1).
     """
 
-    metadata = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 - as gymnasium.Env declares it
 
     def __init__(self, task_factory: Callable[[], Task] | Task, **env_kwargs: Any) -> None:
         task = task_factory() if callable(task_factory) and not isinstance(task_factory, Task) else task_factory
@@ -106,7 +108,8 @@ class GymEnv(gym.Env):
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Advance one step; on the last step of an episode the final observation is returned."""
         obs, rew, term, trunc, info = self.env.step(np.asarray(action, dtype=np.float64).reshape(1, -1))
-        observation = _np(info["final_observation"], np.float32)[0] if "final_observation" in info else _np(obs, np.float32)[0]
+        final = info["final_observation"] if "final_observation" in info else obs
+        observation = _np(final, np.float32)[0]
         return observation, float(_np(rew, np.float64)[0]), bool(_np(term, bool)[0]), bool(_np(trunc, bool)[0]), {}
 
     def close(self) -> None:

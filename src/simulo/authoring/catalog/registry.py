@@ -16,7 +16,9 @@ from simulo.errors import AssetError
 REF_FORM = "simulo/robot/<name>:v<N>"
 """The form of a catalog reference, for error messages."""
 
-_REF = re.compile(r"^(?P<publisher>[a-z0-9][a-z0-9_-]*)/(?P<kind>[a-z]+)/(?P<name>[a-z0-9][a-z0-9_.-]*):v(?P<version>[1-9][0-9]*)$")
+_REF = re.compile(
+    r"^(?P<publisher>[a-z0-9][a-z0-9_-]*)/(?P<kind>[a-z]+)/(?P<name>[a-z0-9][a-z0-9_.-]*):v(?P<version>[1-9][0-9]*)$"
+)
 _FOLDER = Path(__file__).resolve().parent
 
 

@@ -6,8 +6,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-from simulo.errors import SimuloValueError
 from simulo._optional import require
+from simulo.errors import SimuloValueError
 
 INSTALL_HINT = "pip install torch==2.13.0 (or the extra: pip install 'simulo-local[train]')"
 
@@ -49,7 +49,8 @@ def resolve_device(device: Any) -> Any:
         raise SimuloValueError(f"device={device!r}: expected 'cpu', 'cuda' or 'cuda:N'") from exc
     if resolved.type == "cuda":
         if not torch.cuda.is_available():
-            warnings.warn(f"device={device!r} requested but CUDA is not available; using the CPU", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"device={device!r} requested but CUDA is not available; using the CPU", RuntimeWarning,
+                          stacklevel=3)
             return torch.device("cpu")
         if resolved.index is not None and resolved.index >= torch.cuda.device_count():
             raise SimuloValueError(f"device={device!r}: only {torch.cuda.device_count()} CUDA device(s) exist")

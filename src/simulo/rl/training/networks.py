@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -30,7 +31,7 @@ def build_mlp(in_dim: int, hidden: tuple[int, ...], out_dim: int, activation: st
     """
     layers: list[nn.Module] = []
     sizes = (in_dim, *hidden)
-    for a, b in zip(sizes[:-1], sizes[1:]):
+    for a, b in itertools.pairwise(sizes):
         linear = nn.Linear(a, b)
         nn.init.orthogonal_(linear.weight, gain=math.sqrt(2.0))
         nn.init.zeros_(linear.bias)
@@ -48,6 +49,11 @@ class ObservationNormalizer(nn.Module):
     When ``enabled`` is false, :meth:`forward` returns its input and :meth:`update` does nothing,
     so a disabled normaliser is still saved and restored like an enabled one.
     """
+
+    # Registered buffers (declared for type checkers; ``nn.Module.__getattr__`` would type them loosely).
+    mean: torch.Tensor
+    var: torch.Tensor
+    count: torch.Tensor
 
     def __init__(self, dim: int, clip: float, enabled: bool = True) -> None:
         super().__init__()
@@ -149,7 +155,8 @@ def policy_input(obs: Any, obs_dim: int, device: torch.device) -> tuple[torch.Te
     if single:
         batch = batch.unsqueeze(0)
     if batch.dim() != 2 or batch.shape[1] != obs_dim:
-        raise ShapeError(f"observations have shape {tuple(torch.as_tensor(obs).shape)}: expected (batch, {obs_dim}) or ({obs_dim},)")
+        raise ShapeError(f"observations have shape {tuple(torch.as_tensor(obs).shape)}: "
+                         f"expected (batch, {obs_dim}) or ({obs_dim},)")
     if not bool(torch.isfinite(batch).all()):
         raise NonFiniteError("observations contain NaN or infinity")
     source_device = obs.device if is_tensor else None

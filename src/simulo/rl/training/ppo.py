@@ -44,7 +44,9 @@ class PPO:
         seed: Seed of initialisation, sampling and shuffling.
     """
 
-    def __init__(self, obs_dim: int, action_dim: int, num_envs: int, config: PPOConfig, device: torch.device, seed: int) -> None:
+    def __init__(
+        self, obs_dim: int, action_dim: int, num_envs: int, config: PPOConfig, device: torch.device, seed: int
+    ) -> None:
         self.config = config
         self.device = device
         self.num_envs = num_envs
@@ -52,7 +54,8 @@ class PPO:
             torch.manual_seed(seed)
             self.actor = GaussianActor(obs_dim, action_dim, config).to(device)
             self.critic = Critic(obs_dim, config).to(device)
-        self.normalizer = ObservationNormalizer(obs_dim, config.observation_clip, config.normalize_observations).to(device)
+        normalizer = ObservationNormalizer(obs_dim, config.observation_clip, config.normalize_observations)
+        self.normalizer = normalizer.to(device)
         self.learning_rate = config.learning_rate
         self.optimizer = torch.optim.Adam([*self.actor.parameters(), *self.critic.parameters()], lr=self.learning_rate)
         self.generator = torch.Generator(device=device)
@@ -68,7 +71,9 @@ class PPO:
         self._dones = torch.zeros(shape, device=device)
 
     @torch.no_grad()
-    def act(self, norm_obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def act(
+        self, norm_obs: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Sample actions for normalised observations.
 
         Returns:
@@ -162,7 +167,8 @@ class PPO:
                 entropy = (std.log() + 0.5 + _LOG_SQRT_2PI).sum(dim=-1).mean()
                 with torch.no_grad():
                     o_mean, o_std = old_means[idx], old_stds[idx]
-                    kl = (torch.log(std / o_std) + (o_std.square() + (o_mean - mean).square()) / (2.0 * std.square()) - 0.5)
+                    kl = (torch.log(std / o_std)
+                          + (o_std.square() + (o_mean - mean).square()) / (2.0 * std.square()) - 0.5)
                     kl = kl.sum(dim=-1).mean()
                 if cfg.lr_schedule == "adaptive":
                     if kl > 2.0 * cfg.desired_kl:
