@@ -17,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from simulo._optional import missing_dependency
+
 try:
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode, VectorEnv
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("the Gymnasium adapters need gymnasium: pip install 'simulo-local[gym]'") from exc
+    raise missing_dependency("gymnasium", "the Gymnasium adapters (simulo.GymEnv, simulo.GymVectorEnv)") from exc
 
 from simulo.rl.env import LearningEnv
 from simulo.rl.task import Task

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from simulo._checks import check_real
+from simulo._optional import require
 from simulo.errors import SimuloValueError
 
 
@@ -16,21 +18,16 @@ class VideoWriter:
         fps: Frames per second of the video.
 
     Raises:
-        SimuloValueError: Unknown suffix, bad fps, or imageio (the ``video`` extra) is not installed.
+        SimuloValueError: Unknown suffix or bad fps.
+        MissingDependencyError: imageio (the ``video`` extra) is not installed.
     """
 
     def __init__(self, path: str | Path, fps: float = 30.0) -> None:
         self.path = Path(path)
         if self.path.suffix.lower() not in (".gif", ".mp4"):
             raise SimuloValueError(f"video file must end in .gif or .mp4, got {str(path)!r}")
-        if not isinstance(fps, (int, float)) or not 0 < fps <= 120:
-            raise SimuloValueError(f"fps must be a number in (0, 120], got {fps!r}")
-        try:
-            import imageio.v2 as imageio
-        except ImportError as exc:
-            raise SimuloValueError("recording video needs imageio: pip install 'simulo-local[video]'") from exc
-        self._imageio: Any = imageio
-        self.fps = float(fps)
+        self.fps = check_real(fps, "fps", low=0, high=120, low_open=True)
+        self._imageio: Any = require("imageio.v2", "recording video (simulo.VideoWriter)")
         self.frames: list[Any] = []
 
     def add(self, frame: Any) -> None:

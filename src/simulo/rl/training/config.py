@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from simulo._checks import is_int, is_real
 from simulo.errors import SimuloValueError
 
 _ACTIVATIONS = ("elu", "tanh", "relu")
@@ -130,13 +130,13 @@ class PPOConfig:
 
 
 def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if not is_int(value, low=minimum):
         raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected an integer >= {minimum}")
     return value
 
 
 def _check_float(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_real(value):
         raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected a finite number")
     return float(value)
 
@@ -145,6 +145,6 @@ def _check_sizes(name: str, value: Any) -> tuple[int, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)) or not value:
         raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected a non-empty sequence of layer sizes")
     for size in value:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        if not is_int(size, low=1):
             raise SimuloValueError(f"PPOConfig.{name}={value!r}: layer sizes must be integers >= 1, got {size!r}")
     return tuple(value)

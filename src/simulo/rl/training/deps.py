@@ -6,10 +6,10 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-from simulo._optional import require
+from simulo._optional import EXTRAS, require
 from simulo.errors import SimuloValueError
 
-INSTALL_HINT = "pip install torch==2.13.0 (or the extra: pip install 'simulo-local[train]')"
+INSTALL_HINT = EXTRAS["torch"][1]
 
 
 def require_torch(feature: str = "simulo.RLTrainer") -> ModuleType:
@@ -24,7 +24,7 @@ def require_torch(feature: str = "simulo.RLTrainer") -> ModuleType:
     Raises:
         MissingDependencyError: torch is not installed.
     """
-    return require("torch", feature, "PyTorch", INSTALL_HINT)
+    return require("torch", feature)
 
 
 def resolve_device(device: Any) -> Any:

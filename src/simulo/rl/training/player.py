@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from simulo._checks import is_int
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.training.checkpoints import read_checkpoint
 from simulo.rl.training.config import PPOConfig
@@ -81,7 +82,7 @@ class PolicyPlayer:
         require_torch("simulo.PolicyPlayer")
         from simulo.rl.training.networks import GaussianActor, ObservationNormalizer  # noqa: PLC0415
 
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        if not is_int(seed, low=0):
             raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
         resolved = resolve_device(device)
         payload = read_checkpoint(path, map_location=resolved)
@@ -208,7 +209,7 @@ class RLPlayer:
         if num_episodes is not None and num_steps is not None:
             raise SimuloValueError(f"num_episodes={num_episodes!r}, num_steps={num_steps!r}: give at most one bound")
         for name, value in (("num_episodes", num_episodes), ("num_steps", num_steps)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            if value is not None and not is_int(value, low=1):
                 raise SimuloValueError(f"{name}={value!r}: expected an integer >= 1 or None")
         episodes_wanted = 1 if num_episodes is None and num_steps is None else num_episodes
         returns: list[float] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from simulo._checks import is_int
 from simulo.errors import SimuloValueError
 
 
@@ -58,7 +59,7 @@ def check_vector_env(env: Any) -> tuple[int, int, int]:
     sizes = []
     for name in ("num_envs", "observation_dim", "action_dim"):
         value = getattr(env, name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if not is_int(value, low=1):
             raise SimuloValueError(f"env.{name}={value!r}: expected an integer >= 1")
         sizes.append(value)
     return sizes[0], sizes[1], sizes[2]
