@@ -64,7 +64,7 @@ _LAZY: dict[str, str] = {
     "PPOConfig": "simulo.rl.training.config",
     "PolicyPlayer": "simulo.rl.training.player",
     "RLPlayer": "simulo.rl.training.player",
-    "evaluate": "simulo.rl.evaluation",
+    "evaluate": "simulo.platform.evaluation",
     "preview": "simulo.rl.preview",
     "PolicyCheckpoint": "simulo.platform.checkpoint",
     # platform: apps, jobs, `simulo run`

@@ -200,7 +200,7 @@ def test_task_without_dimensions_is_refused():
 
 
 def test_cuda_without_cuda_warns_once_and_runs_on_cpu(monkeypatch):
-    import simulo.rl.env as env_module
+    import simulo.rl.local_env as env_module
 
     monkeypatch.setattr(env_module, "_CUDA_WARNED", False)
     with warnings.catch_warnings(record=True) as caught:

@@ -13,8 +13,9 @@ import pytest
 import simulo
 from simulo.errors import SimuloValueError, TaskError, WorkerError
 from simulo.rl.training import RLTrainer
-from simulo.scale.ray_env import RayLearningEnv
-from simulo.scale.settings import ENV_ADDRESS, ENV_WORKERS
+from simulo.rl.env import env_backend
+from simulo.rl.local_env import LocalEnv
+from simulo.scale.ray_env import RayLearningEnv, backend_factory
 
 torch = pytest.importorskip("torch")
 
@@ -78,21 +79,24 @@ def test_trainer_on_sharded_env_matches_one_process(ray_cluster: Any, cartpole_t
     assert stats[0]["reward_history"][-1] is not None and stats[0]["env_steps"] == stats[1]["env_steps"] == 512
 
 
-def test_learning_env_shards_itself_under_workers_setting(ray_cluster: Any, cartpole_task: ModuleType,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ENV_WORKERS, "2")
-    monkeypatch.delenv(ENV_ADDRESS, raising=False)
-    env = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=8, seed=0, envs_per_world=4)
+def test_learning_env_shards_itself_under_the_runners_backend(ray_cluster: Any, cartpole_task: ModuleType) -> None:
+    with env_backend(backend_factory(2, None)):
+        env = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=8, seed=0, envs_per_world=4)
+        try:
+            assert isinstance(env.backend, RayLearningEnv) and env.workers == 2
+            assert tuple(env.reset()[0].shape) == (8, 4)
+        finally:
+            env.close()
+        shard = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=4, seed=0, envs_per_world=4, shard=(4, 8))
+        try:
+            assert type(shard.backend) is LocalEnv  # a shard is never sharded again
+        finally:
+            shard.close()
+    plain = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=4, seed=0)
     try:
-        assert isinstance(env, RayLearningEnv) and env.workers == 2
-        assert tuple(env.reset()[0].shape) == (8, 4)
+        assert type(plain.backend) is LocalEnv  # outside the block, environments run in this process
     finally:
-        env.close()
-    shard = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=4, seed=0, envs_per_world=4, shard=(4, 8))
-    try:
-        assert type(shard) is simulo.LearningEnv  # a shard is never sharded again
-    finally:
-        shard.close()
+        plain.close()
 
 
 def test_fewer_worlds_than_workers_uses_one_actor_per_world(ray_cluster: Any, cartpole_task: ModuleType) -> None:

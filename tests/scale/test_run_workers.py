@@ -35,7 +35,7 @@ def test_same_app_with_workers_resumes_after_a_lost_worker(tmp_path: Path, monke
     monkeypatch.setenv("SIMULO_CHECKPOINT_DIR", str(tmp_path / "plain"))
     job = load_app_file(APP, discovery=False).select("train")
     plain = job()  # the job's body in this process, without Ray
-    assert plain["env"] == "LearningEnv" and plain["attempt"] == 1 and plain["iterations"] == 4
+    assert plain["env"] == "LocalEnv" and plain["attempt"] == 1 and plain["iterations"] == 4
     sharded, log = _simulo_run(tmp_path / "ray", "--workers", "2")
     assert sharded["env"] == "RayLearningEnv"
     # attempt 1 ran 2 iterations (identical to one process), lost a worker; attempt 2 resumed at iteration 2

@@ -8,6 +8,7 @@ exception it prints the traceback and writes ``attempt-<n>.error.json``, and exi
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import sys
@@ -20,6 +21,8 @@ from simulo.platform.checkpoint import PolicyCheckpoint
 from simulo.platform.context import RunContext, running
 from simulo.platform.jobs import load_app_file
 from simulo.platform.params import Flag, job_flags, parse_flags
+from simulo.rl.env import env_backend
+from simulo.scale.settings import current_settings
 
 
 def _to_json(value: Any) -> Any:
@@ -62,6 +65,16 @@ def _hook(callbacks: tuple[Any, ...], name: str, *args: Any) -> None:
             method(*args)
 
 
+def _sharded_environments() -> contextlib.AbstractContextManager[None]:
+    """Under ``--workers N`` (N > 1) or ``--address``, the job's LearningEnvs step over Ray actors."""
+    settings = current_settings()
+    if not settings.uses_ray:
+        return contextlib.nullcontext()
+    from simulo.scale.ray_env import backend_factory  # noqa: PLC0415 - imports Ray only when asked to
+
+    return env_backend(backend_factory(settings.workers, settings.address))
+
+
 def main(spec_text: str) -> int:
     """Run one attempt described by ``spec_text`` (JSON); return the process exit code."""
     spec = json.loads(spec_text)
@@ -74,7 +87,7 @@ def main(spec_text: str) -> int:
         flags = job_flags(job.spec.fn)
         kwargs = _resolve_checkpoints(flags, parse_flags(flags, spec["argv"]), run)
         _hook(callbacks, "on_job_start", job_id)
-        with running(job.app, run):
+        with running(job.app, run), _sharded_environments():
             result = job.spec.fn(**kwargs)
         text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
     except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, then retried or not

@@ -128,7 +128,14 @@ def running(app: App, run: RunContext | None = None) -> Iterator[None]:
     app_token = _current_app.set(app)
     run_token = _current_run.set(run) if run is not None else None
     try:
-        yield
+        if run is None:
+            yield
+        else:
+            # the trainer's package is imported only for a run (`simulo run --list` stays lean)
+            from simulo.rl.training.checkpoints import run_checkpoints  # noqa: PLC0415
+
+            with run_checkpoints(run.checkpoint_dir):
+                yield
     finally:
         if run_token is not None:
             _current_run.reset(run_token)

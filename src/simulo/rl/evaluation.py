@@ -36,7 +36,6 @@ import csv
 import inspect
 import json
 import math
-import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -47,11 +46,8 @@ from typing import Any
 import numpy as np
 
 from simulo.errors import SimuloValueError, TaskError
-from simulo.platform.checkpoint import PolicyCheckpoint
-from simulo.platform.context import current_app, current_run
-from simulo.platform.runner import runs_root
-from simulo.rl.env import LearningEnv
-from simulo.rl.task import Task
+from simulo.rl.local_env import LocalEnv
+from simulo.rl.task import Task, recording_checks
 from simulo.sim.tensors import is_torch, to_numpy
 
 REPORT_SCHEMA_VERSION = "simulo-local.evaluation_report.v1"
@@ -91,49 +87,57 @@ def evaluate(
     actions: str = "best",
     env_spacing: float = 4.0,
     *,
-    success: Callable[[Task], Any] | None = None,
+    success: Callable[[Task], Any],
     seed: int = 0,
     device: str = "cpu",
+    run_dir: Path | None = None,
+    policy_description: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run ``policy`` on episodes ``0 .. episodes-1`` of ``task``, judge each one, and return the report.
 
+    This is the engine of ``simulo.evaluate`` (:mod:`simulo.platform.evaluation`), which resolves
+    checkpoint references, the app's ``@app.success`` rule and the run folder before calling it.
+
     Args:
         task: A fresh task instance (the evaluation builds its own environment around it).
-        policy: A :class:`~simulo.platform.checkpoint.PolicyCheckpoint` (what ``--policy`` gives an eval
-            job), a checkpoint reference (a ``.pt`` path, a run folder, or ``latest`` inside ``simulo run``),
-            a :class:`~simulo.rl.training.player.PolicyPlayer`, an object with ``act(obs)`` (such
-            as an ``RLTrainer``), or any callable ``obs -> actions``.
+        policy: A :class:`~simulo.rl.training.player.PolicyPlayer`, an object with ``act(obs,
+            deterministic)`` (such as an ``RLTrainer``), or any callable ``obs -> actions``.
         episodes: Number of episodes (>= 1).
         num_envs: Environments run in parallel (at most ``episodes`` are built).
         actions: ``"best"`` (the policy's mean action) or ``"sampled"`` (with training's noise; needs a
             trained policy, not a plain callable).
         env_spacing: Distance between environment origins, m (pass the value training used).
-        success: The success rule; by default the one ``@app.success`` function of the running app.
+        success: The success rule.
         seed: Seed of the numbered starts (episode ``k`` starts from ``(seed, k)``).
         device: Device of the environment and the policy (``"cuda"`` without CUDA falls back to the CPU).
+        run_dir: Folder to write ``episodes.csv`` into, or ``None`` for no file.
+        policy_description: What the report says was tested, in place of the description of ``policy``.
 
     Returns:
         The report (see the module docstring).
 
     Raises:
-        SimuloValueError: A bad argument, an unknown policy reference, or a policy that does not fit the
-            task's observation and action sizes.
-        TaskError: No or several success rules, a rule that fails or returns a malformed mask, bad
-            check names, or a task method that fails.
+        SimuloValueError: A bad argument, or a policy that does not fit the task's observation and action
+            sizes.
+        TaskError: A rule that fails or returns a malformed mask, bad check names, or a task method that
+            fails.
     """
     _check_args(task, episodes, num_envs, actions, env_spacing, seed)
-    rule = _success_rule(success)
-    act, tested_policy = _policy(policy, actions, device, task)
-    run = current_run()
+    if not callable(success):
+        raise SimuloValueError(f"evaluate(success={success!r}): expected a function taking the task")
+    act, tested_policy = _policy(policy, actions, task)
+    if policy_description is not None:
+        tested_policy = dict(policy_description)
     count = min(num_envs, episodes)
-    # the success rule reads the task's state, so the environments run in this process: one explicit
-    # shard holding the whole batch (never sharded over Ray workers by `simulo run --workers`)
-    env = LearningEnv(task, num_envs=count, device=device, env_spacing=env_spacing, seed=seed, shard=(0, count))
+    # the success rule reads the task's state, so the environments run in this process (never sharded
+    # over Ray workers by `simulo run --workers`)
+    env = LocalEnv(task, num_envs=count, device=device, env_spacing=env_spacing, seed=seed)
     try:
-        records, order, end_conditions = _run(env, task, act, rule, episodes)
+        records, order, end_conditions = _run(env, task, act, success, episodes)
     finally:
         env.close()
-    csv_path = _write_csv(run.run_dir / EPISODES_CSV, records, order, env.dt, seed, tested_policy) if run else None
+    csv_path = None if run_dir is None else _write_csv(run_dir / EPISODES_CSV, records, order, env.dt, seed,
+                                                        tested_policy)
     tested = {
         "task": type(task).__name__,
         "end_conditions": end_conditions,
@@ -143,7 +147,7 @@ def evaluate(
         "num_envs": count,
         "actions": actions,
         "seed": seed,
-        "success_function": getattr(rule, "__name__", repr(rule)),
+        "success_function": getattr(success, "__name__", repr(success)),
         "checks": order,
     }
     return _report(records, order, env.dt, tested, csv_path)
@@ -163,45 +167,12 @@ def _check_args(task: Any, episodes: Any, num_envs: Any, actions: Any, env_spaci
         raise SimuloValueError(f"evaluate(env_spacing={env_spacing!r}): expected a finite distance >= 0 in metres")
 
 
-def _success_rule(success: Callable[[Task], Any] | None) -> Callable[[Task], Any]:
-    if success is not None:
-        if not callable(success):
-            raise SimuloValueError(f"evaluate(success={success!r}): expected a function taking the task")
-        return success
-    app = current_app()
-    if app is None:
-        raise TaskError("evaluate() judges episodes with the app's @app.success rule, but no app job is running; "
-                        "run the eval job with simulo run, or pass success=rule")
-    rules = app.success_functions
-    if len(rules) != 1:
-        names = ", ".join(getattr(r, "__name__", repr(r)) for r in rules) or "none"
-        raise TaskError(f"evaluate() needs exactly one @app.success rule on app {app.name!r}; found {len(rules)} "
-                        f"({names})")
-    return rules[0]
-
-
-def _app_runs_dir() -> Path | None:
-    run = current_run()
-    if run is not None:
-        return run.run_dir.parent.parent
-    app = current_app()
-    return None if app is None else runs_root(None) / app.name
-
-
-def _policy(policy: Any, actions: str, device: str, task: Task) -> tuple[Policy, dict[str, Any]]:
+def _policy(policy: Any, actions: str, task: Task) -> tuple[Policy, dict[str, Any]]:
     """A callable ``obs -> actions`` for ``policy`` and the report's description of it."""
     deterministic = actions == "best"
-    if isinstance(policy, (str, os.PathLike)) and not isinstance(policy, PolicyCheckpoint):
-        policy = PolicyCheckpoint.resolve(policy, _app_runs_dir())
-    if isinstance(policy, PolicyCheckpoint):
-        player = policy.load(device=device)
-        _check_fits(f"checkpoint {policy.checkpoint!r}", player.observation_dim, player.action_dim, task)
-        described = {"reference": policy.checkpoint, "path": str(policy.path), "kind": policy.kind,
-                     "iteration": policy.meta.get("completed_iterations"), "training_reward": policy.reward}
-        return lambda obs: player(obs, deterministic=deterministic), described
     player_class = _player_class()
     if player_class is not None and isinstance(policy, player_class):
-        _check_fits(f"policy {policy.path!r}", policy.observation_dim, policy.action_dim, task)
+        check_policy_fits(f"policy {policy.path!r}", policy.observation_dim, policy.action_dim, task)
         return lambda obs: policy(obs, deterministic=deterministic), {"reference": str(policy.path), "kind": "player"}
     act = getattr(policy, "act", None)
     if callable(act) and "deterministic" in _parameters(act):
@@ -228,7 +199,8 @@ def _parameters(fn: Callable[..., Any]) -> Mapping[str, Any]:
         return {}
 
 
-def _check_fits(what: str, obs_dim: int, action_dim: int, task: Task) -> None:
+def check_policy_fits(what: str, obs_dim: int, action_dim: int, task: Task) -> None:
+    """Refuse a policy whose observation and action sizes are not the task's (the message names ``what``)."""
     if (obs_dim, action_dim) != (task.observation_dim, task.action_dim):
         raise SimuloValueError(
             f"{what} maps {obs_dim} observations to {action_dim} actions; {type(task).__name__} has "
@@ -272,7 +244,7 @@ def _zero_rows(obs: Any, bad: np.ndarray) -> Any:
     return np.where(bad[:, None], 0.0, obs)
 
 
-def _run(env: LearningEnv, task: Task, act: Policy, rule: Callable[[Task], Any], episodes: int
+def _run(env: LocalEnv, task: Task, act: Policy, rule: Callable[[Task], Any], episodes: int
          ) -> tuple[list[_Episode], list[str], list[str]]:
     """Run every numbered episode to its end; returns the records, the check order and the end conditions."""
     n = env.num_envs
@@ -287,15 +259,14 @@ def _run(env: LearningEnv, task: Task, act: Policy, rule: Callable[[Task], Any],
         live = [int(i) for i in ids if slots[int(i)] is not None]
         if not live:
             return
-        task.__dict__["_checks"] = {}
-        try:
-            verdict = rule(task)
-        except (TaskError, NotImplementedError):
-            raise
-        except Exception as exc:
-            raise TaskError(f"success rule {rule_name}() failed at env step {env.step_count}: "
-                            f"{type(exc).__name__}: {exc}") from exc
-        checks = dict(task.__dict__.get("_checks", {}))
+        with recording_checks(task) as checks:
+            try:
+                verdict = rule(task)
+            except (TaskError, NotImplementedError):
+                raise
+            except Exception as exc:
+                raise TaskError(f"success rule {rule_name}() failed at env step {env.step_count}: "
+                                f"{type(exc).__name__}: {exc}") from exc
         passed = _mask(verdict, n, f"the value {rule_name}() returned")
         masks = {name: _mask(m, n, f"task.check({name!r}, mask)") for name, m in checks.items()}
         order.extend(name for name in masks if name not in order)

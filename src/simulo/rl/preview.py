@@ -6,7 +6,7 @@
     def preview(num_envs: int = 16, checks: str = "all") -> dict:
         return simulo.preview(CartpoleTask(), num_envs=num_envs, checks=checks)
 
-The preview builds a :class:`~simulo.rl.env.LearningEnv` around the task, resets it, runs random
+The preview builds a :class:`~simulo.rl.local_env.LocalEnv` around the task, resets it, runs random
 actions uniform in ``[-1, 1]`` for ``steps`` steps (by default one more than an episode, so the time
 limit resets every environment at least once) and watches every value the task hands the runtime.
 The checks, in order (:data:`CHECKS`):
@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from simulo.errors import SimuloValueError
-from simulo.rl.env import LearningEnv
+from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task
 from simulo.sim.tensors import to_numpy
 
@@ -91,7 +91,7 @@ class _Check:
 
 
 class _Probe:
-    """Wraps the task's hooks (instance attributes, removed afterwards) and checks what they return."""
+    """Wraps the task's hooks as the environment calls them and checks what they return."""
 
     def __init__(self, task: Task, num_envs: int, results: dict[str, _Check]) -> None:
         self.task = task
@@ -102,19 +102,12 @@ class _Probe:
         self.last_obs: np.ndarray | None = None
         self.obs_min: np.ndarray | None = None
         self.obs_max: np.ndarray | None = None
-        self._installed: list[str] = []
 
-    def install(self) -> None:
-        for hook, check in _HOOKS.items():
-            self.task.__dict__[hook] = self._wrap(hook, check, getattr(self.task, hook))
-            self._installed.append(hook)
-
-    def remove(self) -> None:
-        for hook in self._installed:
-            self.task.__dict__.pop(hook, None)
-        self._installed.clear()
-
-    def _wrap(self, hook: str, check: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(self, hook: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        """``method`` with its failures recorded and its value validated, for the hooks preview checks."""
+        check = _HOOKS.get(hook)
+        if check is None:
+            return method
         validate = getattr(self, f"_{hook}", None)
 
         def probed(*args: Any) -> Any:
@@ -205,6 +198,21 @@ class _Probe:
                 check.fail(f"get_dones() {self.where}: {what} has dtype {arr.dtype}; expected bool")
 
 
+class _ProbedEnv(LocalEnv):
+    """A local environment whose task hooks go through a :class:`_Probe` (checking by wrapping)."""
+
+    def __init__(self, probe: _Probe, task: Task, **options: Any) -> None:
+        self._probe = probe
+        self._wrapped: dict[str, Callable[..., Any]] = {}
+        super().__init__(task, **options)
+
+    def _task_hook(self, method: str) -> Callable[..., Any]:
+        wrapped = self._wrapped.get(method)
+        if wrapped is None:
+            wrapped = self._wrapped[method] = self._probe.wrap(method, super()._task_hook(method))
+        return wrapped
+
+
 def _end_condition_problem(names: list[Any]) -> str | None:
     if not names:
         return "the dict of end conditions is empty; return a plain terminated mask instead"
@@ -275,11 +283,7 @@ def preview(
                       RuntimeWarning, stacklevel=2)
     results = {name: _Check(name) for name in CHECKS}
     probe = _Probe(task, num_envs, results)
-    probe.install()
-    try:
-        facts = _run_checks(task, num_envs, seed, steps, env_spacing, device, selected, results, probe)
-    finally:
-        probe.remove()
+    facts = _run_checks(task, num_envs, seed, steps, env_spacing, device, selected, results, probe)
     entries = [results[name].entry() for name in selected]
     failed = [e["name"] for e in entries if e["status"] == "failed"]
     skipped = [e["name"] for e in entries if e["status"] == "skipped"]
@@ -319,10 +323,9 @@ def _run_checks(task: Task, num_envs: int, seed: int, steps: int | None, env_spa
                 results[name].skipped = reason
 
     try:
-        # the probes wrap this task instance, so the environments run in this process: one explicit shard
-        # holding the whole batch (never sharded over Ray workers by `simulo run --workers`)
-        env = LearningEnv(task, num_envs=num_envs, device=device, env_spacing=env_spacing, seed=seed,
-                          shard=(0, num_envs))
+        # the probes watch the hook calls, so the environments run in this process (never sharded over Ray
+        # workers by `simulo run --workers`)
+        env = _ProbedEnv(probe, task, num_envs=num_envs, device=device, env_spacing=env_spacing, seed=seed)
     except Exception as exc:  # noqa: BLE001 - any failure to build is the finding
         results["build"].fail(f"{type(exc).__name__}: {exc}")
         skip(CHECKS, "not run: the task did not build")
@@ -347,7 +350,7 @@ def _found(results: dict[str, _Check]) -> int:
     return sum(check.total for check in results.values())
 
 
-def _reset_check(env: LearningEnv, results: dict[str, _Check], probe: _Probe) -> bool:
+def _reset_check(env: LocalEnv, results: dict[str, _Check], probe: _Probe) -> bool:
     check = results["reset"]
     probe.where = "after env.reset()"
     probe.reset_ids.clear()
@@ -371,7 +374,7 @@ def _reset_check(env: LearningEnv, results: dict[str, _Check], probe: _Probe) ->
     return True
 
 
-def _loop(env: LearningEnv, seed: int, steps: int | None, results: dict[str, _Check], probe: _Probe,
+def _loop(env: LocalEnv, seed: int, steps: int | None, results: dict[str, _Check], probe: _Probe,
           facts: dict[str, Any]) -> bool:
     """Random actions for ``steps`` steps; False when a step raised (the error is recorded)."""
     total = env.max_episode_length + 1 if steps is None else steps
@@ -415,7 +418,7 @@ def _loop(env: LearningEnv, seed: int, steps: int | None, results: dict[str, _Ch
     return True
 
 
-def _repeat_check(env: LearningEnv, results: dict[str, _Check], probe: _Probe) -> None:
+def _repeat_check(env: LocalEnv, results: dict[str, _Check], probe: _Probe) -> None:
     check = results["repeatable-starts"]
     probe.where = "after a seeded reset"
     starts = []

@@ -21,9 +21,25 @@ This module imports neither torch nor the engine, so app files that subclass Tas
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
 
 from simulo.errors import TaskError
+
+
+class TaskRuntime(Protocol):
+    """What a running environment gives its task: the helpers behind :meth:`Task.random_uniform` and
+    :meth:`Task.survived`. :class:`~simulo.rl.local_env.LocalEnv` implements it."""
+
+    def random_uniform(self, low: float, high: float, size: tuple[int, ...], env_ids: Any) -> Any:
+        """Draws ``(len(env_ids), *size)`` from the environments' seeded generators."""
+        ...
+
+    def survived_mask(self) -> Any:
+        """Mask of environments whose episode is ending by the time limit."""
+        ...
 
 
 class Task:
@@ -44,6 +60,9 @@ class Task:
     physics_dt: float = 1.0 / 120.0
     physics_steps_per_action: int = 2
     env_spacing: float = 4.0
+
+    _runtime: TaskRuntime | None = None
+    _checks: dict[str, Any] | None = None
 
     num_envs: int
     device: str
@@ -91,24 +110,52 @@ class Task:
 
         Use it for every random value of an episode so runs repeat for a given seed.
         """
-        env = self._require_env("random_uniform")
-        return env._random_uniform(low, high, tuple(size), env_ids)
+        return self._require_runtime("random_uniform").random_uniform(low, high, tuple(size), env_ids)
 
     def check(self, label: str, mask: Any) -> Any:
-        """Record a named success check (for ``@app.success`` rules) and return ``mask`` unchanged."""
+        """Record a named success check (for ``@app.success`` rules) and return ``mask`` unchanged.
+
+        Checks are recorded while an evaluation judges an episode; elsewhere (training, preview) the mask
+        is only returned.
+        """
         if not isinstance(label, str) or not label.strip():
             raise TaskError(f"task.check() needs a non-empty label, got {label!r}")
-        checks = self.__dict__.setdefault("_checks", {})
-        checks[label] = mask
+        if self._checks is not None:
+            self._checks[label] = mask
         return mask
 
     def survived(self) -> Any:
         """Mask of environments whose episode is ending by the time limit, not by a termination."""
-        env = self._require_env("survived")
-        return env._survived_mask()
+        return self._require_runtime("survived").survived_mask()
 
-    def _require_env(self, member: str) -> Any:
-        env = self.__dict__.get("_env")
-        if env is None:
+    def _require_runtime(self, member: str) -> TaskRuntime:
+        if self._runtime is None:
             raise TaskError(f"task.{member}() is available once a LearningEnv runs the task (from on_start onward)")
-        return env
+        return self._runtime
+
+
+def bind_runtime(task: Task, runtime: TaskRuntime | None) -> None:
+    """Give ``task`` the environment that runs it (``None`` unbinds). Called by the environment, once.
+
+    The binding is an attribute of the task instance, set here so that subclasses that never call
+    ``Task.__init__`` still work.
+    """
+    task._runtime = runtime
+
+
+@contextmanager
+def recording_checks(task: Task) -> Iterator[dict[str, Any]]:
+    """Collect the ``task.check(label, mask)`` calls made inside the block into the dict it yields."""
+    checks: dict[str, Any] = {}
+    previous, task._checks = task._checks, checks
+    try:
+        yield checks
+    finally:
+        task._checks = previous
+
+
+def task_uses_torch(task: Task) -> bool:
+    """True when the module defining the task's class imported torch (its tensors are then torch's)."""
+    torch = sys.modules.get("torch")
+    module = sys.modules.get(type(task).__module__)
+    return torch is not None and module is not None and any(v is torch for v in vars(module).values())

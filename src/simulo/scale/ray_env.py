@@ -2,7 +2,7 @@
 
 The batch is cut into coarse shards of whole PyBullet worlds (``envs_per_world`` environments each, the
 same layout a single process uses), one shard per actor; never one actor per environment. Each actor
-holds a :class:`simulo.LearningEnv` built with ``shard=(first_env, num_envs)``, so its environments have
+holds a :class:`~simulo.rl.local_env.LocalEnv` built with ``shard=(first_env, num_envs)``, so its environments have
 the global indices, origins, worlds and random streams they have in one process. ``step`` sends every
 actor its slice of the actions and concatenates the answers in environment order: the trainer sees
 one batch, as before.
@@ -40,8 +40,9 @@ from typing import Any
 import numpy as np
 
 from simulo.errors import SimuloError, SimuloValueError, WorkerError
-from simulo.rl.env import LearningEnv, _task_uses_torch
-from simulo.rl.task import Task
+from simulo.rl.env import BackendFactory, LearningEnv
+from simulo.rl.local_env import LocalEnv
+from simulo.rl.task import Task, task_uses_torch
 from simulo.sim.tensors import Tensors, to_numpy
 from simulo.scale.cluster import Cluster, ship_by_value
 from simulo.scale.settings import check_workers
@@ -78,7 +79,7 @@ class EnvShard:
     caller as itself (an actor whose constructor fails only reports that it died).
     """
 
-    env: LearningEnv
+    env: LocalEnv
 
     def build(self, task: Task, num_envs: int, first: int, total: int, options: dict[str, Any]) -> dict[str, Any]:
         """Build the shard's environment and describe it.
@@ -90,7 +91,7 @@ class EnvShard:
             total: Environments of the whole batch.
             options: The other :class:`simulo.LearningEnv` arguments.
         """
-        self.env = LearningEnv(task, num_envs, shard=(first, total), **options)
+        self.env = LocalEnv(task, num_envs, shard=(first, total), **options)
         return self.describe()
 
     def describe(self) -> dict[str, Any]:
@@ -180,8 +181,9 @@ class RayLearningEnv:
         address: An existing Ray cluster (``HOST:6379`` or ``ray://HOST:10001``), or ``None`` to use the
             process's Ray session or start a local one with ``workers`` CPUs.
 
-    Under ``simulo run --workers N``, ``simulo.LearningEnv(...)`` returns one of these by itself, so an
-    app file runs unchanged with and without the flag.
+    Under ``simulo run --workers N`` the job runner installs :func:`backend_factory`, so every
+    ``simulo.LearningEnv(...)`` of the job steps its environments through one of these, and an app file
+    runs unchanged with and without the flag.
 
     Attributes:
         shards: The shard of each actor, in environment order.
@@ -209,9 +211,10 @@ class RayLearningEnv:
                                    "pass shard only to a LearningEnv")
         options.pop("shard", None)
         if options.get("tensor_library", "auto") == "auto":  # decided here: the actors see a shipped copy
-            options["tensor_library"] = "torch" if _task_uses_torch(task) else "numpy"
+            options["tensor_library"] = "torch" if task_uses_torch(task) else "numpy"
         if options.get("seed", 0) is None:
             options["seed"] = secrets.randbits(63)  # one draw for every shard, so the streams do not repeat
+        self.task = task  # the driver's copy; each actor builds and runs a shipped copy
         self.num_envs = num_envs
         self.shards: list[Shard] = plan_shards(num_envs, options.get("envs_per_world"), parts=workers)
         self._cluster = Cluster(workers, address)
@@ -393,3 +396,21 @@ class RayLearningEnv:
                 merged["final_env_ids"] = np.concatenate([i["final_env_ids"] + s.first for i, s in finished])
             merged["episode"] = {k: out(np.concatenate([i["episode"][k] for i, _ in finished])) for k in keys}
         return merged
+
+
+def backend_factory(workers: int, address: str | None) -> BackendFactory:
+    """What ``simulo run --workers N [--address A]`` installs with :func:`simulo.rl.env.env_backend`.
+
+    Args:
+        workers: Actors per batch.
+        address: The Ray cluster, or ``None`` for the process's own.
+
+    Returns:
+        A factory building a :class:`RayLearningEnv` from :class:`simulo.LearningEnv`'s arguments.
+    """
+    check_workers(workers)
+
+    def build(task: Task, num_envs: int, **options: Any) -> RayLearningEnv:
+        return RayLearningEnv(task, num_envs, workers=workers, address=address, **options)
+
+    return build

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +11,7 @@ from rl_toy_envs import PointMassEnv
 
 from simulo.errors import SimuloValueError
 from simulo.rl.training import PolicyPlayer, RLPlayer, RLTrainer
-from simulo.rl.training.checkpoints import CHECKPOINT_DIR_ENV
+from simulo.rl.training.checkpoints import CHECKPOINT_DIR_ENV, run_checkpoints
 
 OBS = torch.tensor([[1.0, 0.5], [-2.0, 0.0], [0.3, -1.0]])
 
@@ -142,18 +140,14 @@ def test_resume_from_run_checkpoint_dir(tmp_path: Path, monkeypatch: pytest.Monk
     assert stats["iterations"] == 5 and stats["iterations_run"] == 3
 
 
-def test_run_context_wins_over_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_folder_wins_over_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CHECKPOINT_DIR_ENV, str(tmp_path / "env-var"))
-    context = types.ModuleType("simulo.platform.context")
-    run = types.SimpleNamespace(checkpoint_dir=str(tmp_path / "run"))
-    context.current_run = lambda: run  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "simulo.platform.context", context)
-    trainer = _trainer(None)
-    trainer.train(1)
-    assert (tmp_path / "run" / "latest.pt").is_file()
-    assert not (tmp_path / "env-var").exists()
-    assert _trainer(None).iteration == 1
-    context.current_run = lambda: None  # type: ignore[attr-defined]
+    with run_checkpoints(tmp_path / "run"):
+        trainer = _trainer(None)
+        trainer.train(1)
+        assert (tmp_path / "run" / "latest.pt").is_file()
+        assert not (tmp_path / "env-var").exists()
+        assert _trainer(None).iteration == 1
     assert _trainer(None).checkpoint_dir == tmp_path / "env-var"
 
 

@@ -7,8 +7,7 @@ Files are written to a temporary name and renamed, so a crash never leaves a tor
 Where checkpoints go (first match wins):
 
 1. the ``checkpoint_dir`` given to the trainer;
-2. the ``checkpoint_dir`` of the current run (``simulo.platform.context.current_run()``), when a
-   job runner started this process;
+2. the folder the job runner set with :func:`run_checkpoints` for the job it is running;
 3. the directory named by the environment variable ``SIMULO_CHECKPOINT_DIR``;
 4. a fresh directory ``./runs/checkpoints/rltrainer-XXXX`` (created on the first save).
 
@@ -20,6 +19,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,19 @@ BEST = "best.pt"
 LATEST = "latest.pt"
 CHECKPOINT_DIR_ENV = "SIMULO_CHECKPOINT_DIR"
 LOCAL_ROOT = Path("runs") / "checkpoints"
+
+_run_dir: ContextVar[Path | None] = ContextVar("simulo_run_checkpoint_dir", default=None)
+
+
+@contextmanager
+def run_checkpoints(directory: str | os.PathLike[str]) -> Iterator[None]:
+    """Inside the block, trainers without an explicit ``checkpoint_dir`` save into (and resume from)
+    ``directory``. The job runner wraps each job attempt in this with the run's checkpoint folder."""
+    token = _run_dir.set(Path(directory))
+    try:
+        yield
+    finally:
+        _run_dir.reset(token)
 
 
 @dataclass(frozen=True)
@@ -59,24 +74,13 @@ def resolve_location(explicit: str | os.PathLike[str] | None) -> CheckpointLocat
     """
     if explicit is not None:
         return CheckpointLocation(Path(explicit), from_run=False)
-    run_dir = _run_checkpoint_dir()
+    run_dir = _run_dir.get()
     if run_dir is not None:
         return CheckpointLocation(Path(run_dir), from_run=True)
     env_dir = os.environ.get(CHECKPOINT_DIR_ENV)
     if env_dir:
         return CheckpointLocation(Path(env_dir), from_run=True)
     return CheckpointLocation(None, from_run=False)
-
-
-def _run_checkpoint_dir() -> str | os.PathLike[str] | None:
-    try:
-        from simulo.platform.context import current_run  # noqa: PLC0415 - optional, written elsewhere
-    except ImportError:
-        return None
-    run = current_run()
-    if run is None:
-        return None
-    return getattr(run, "checkpoint_dir", None)
 
 
 def new_local_dir() -> Path:

@@ -1,0 +1,342 @@
+"""``LocalEnv``: the environments of a :class:`simulo.LearningEnv` stepped in this process, in lock step.
+
+:class:`simulo.LearningEnv` builds one of these unless the job runner installed another backend (Ray
+rollout workers under ``simulo run --workers N``); each Ray worker builds one for its shard.
+
+Tensors crossing this interface are torch tensors when the task works in torch (its module imports
+torch) and numpy arrays otherwise; ``tensor_library`` overrides the choice. Everything runs on the CPU:
+``device="cuda"`` prints one warning and falls back (the state buffers are CPU memory, with or
+without CUDA), so cloud apps run unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from simulo.errors import SimuloValueError, TaskError
+from simulo.sim.scene import Scene
+from simulo.sim.simulation import Simulation
+from simulo.rl.task import Task, bind_runtime, task_uses_torch
+from simulo.sim.tensors import Tensors, is_torch, to_numpy
+
+_CUDA_WARNED = False
+
+
+def resolve_device(device: str) -> str:
+    """Always ``"cpu"``: the batch tensors live in the engine's CPU buffers. Asking for CUDA warns once."""
+    global _CUDA_WARNED
+    if not isinstance(device, str) or not device:
+        raise SimuloValueError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    if not device.startswith("cuda"):
+        raise SimuloValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
+    if not _CUDA_WARNED:
+        torch = sys.modules.get("torch")
+        why = ("the PyBullet runtime keeps its tensors in CPU memory" if torch is not None and torch.cuda.is_available()
+               else "CUDA is not available here")
+        warnings.warn(f"device={device!r} requested but {why}; running on the CPU", RuntimeWarning, stacklevel=3)
+        _CUDA_WARNED = True
+    return "cpu"
+
+
+class LocalEnv:
+    """A vectorised environment over a task, stepped in this process (the backend of ``LearningEnv``).
+
+    Args:
+        task: The task instance.
+        num_envs: Number of parallel environments.
+        device: ``"cpu"`` or ``"cuda"`` (CPU fallback with a warning).
+        dt: Physics step, s; defaults to ``task.physics_dt``.
+        physics_steps_per_action: Physics steps per :meth:`step`; defaults to the task's.
+        env_spacing: Distance between environment origins, m; defaults to ``task.env_spacing``.
+        headless: Accepted for compatibility; PyBullet runs headless here.
+        seed: Seed of the environment's random generators (resets, ``task.random_uniform``).
+        enable_cameras: Camera sensors are not available on this runtime; True raises.
+        tensor_library: ``"auto"`` (torch if the task's module uses torch), ``"torch"`` or ``"numpy"``.
+        envs_per_world: Environments per PyBullet client (see :class:`~simulo.Simulation`).
+        shard: ``(first_env, total_envs)`` when this env steps one slice of a larger batch (Ray rollouts):
+            environment ``k`` here is global environment ``first_env + k`` for origins, worlds and random
+            streams, so the slice computes what those environments compute in a single process.
+
+    Randomness: each environment draws from its own stream, seeded from ``(seed, global env index)``, so
+    ``task.random_uniform`` gives the same values however the batch is split over processes.
+
+    Raises:
+        SimuloValueError: A bad argument. TaskError: the task's dimensions are not positive integers.
+    """
+
+    def __init__(self, task: Task, num_envs: int = 1, device: str = "cpu", dt: float | None = None,
+                 physics_steps_per_action: int | None = None, env_spacing: float | None = None,
+                 headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
+                 tensor_library: str = "auto", envs_per_world: int | None = None,
+                 shard: tuple[int, int] | None = None) -> None:
+        if not isinstance(task, Task):
+            raise SimuloValueError(f"LearningEnv needs a simulo.Task instance, got {task!r}")
+        for name in ("observation_dim", "action_dim"):
+            value = getattr(task, name, None)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise TaskError(f"{type(task).__name__}.{name} must be a positive integer, got {value!r}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise SimuloValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        steps = task.physics_steps_per_action if physics_steps_per_action is None else physics_steps_per_action
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise SimuloValueError(f"physics_steps_per_action must be an integer >= 1, got {steps!r}")
+        if enable_cameras:
+            raise NotImplementedError("camera sensors are not available on the local PyBullet runtime yet")
+        if tensor_library not in ("auto", "torch", "numpy"):
+            raise SimuloValueError(f"tensor_library must be 'auto', 'torch' or 'numpy', got {tensor_library!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise SimuloValueError(f"seed must be an integer or None, got {seed!r}")
+        self.task = task
+        self.num_envs = num_envs
+        self._device = resolve_device(device)
+        self.headless = headless
+        use_torch = tensor_library == "torch" or (tensor_library == "auto" and task_uses_torch(task))
+        self.tensors = Tensors(use_torch)
+        self._physics_dt = float(task.physics_dt if dt is None else dt)
+        self._steps = steps
+        spacing = task.env_spacing if env_spacing is None else env_spacing
+        self._seed = seed
+        if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2
+                                  or not all(isinstance(v, int) and not isinstance(v, bool) for v in shard)):
+            raise SimuloValueError(f"shard must be (first_env, total_envs) integers, got {shard!r}")
+        self._first_env = 0 if shard is None else shard[0]
+        self._seed_streams(seed)
+        self._scene = Scene(num_envs=num_envs, env_spacing=spacing)
+        self.step_count = 0
+        self._call("build", self._scene)
+        self.sim = Simulation(self._scene, dt=self._physics_dt, use_torch=use_torch, envs_per_world=envs_per_world,
+                              shard=shard)
+        try:  # a failure from here on must not leak the simulation's PyBullet clients
+            self._start(task)
+        except BaseException:
+            self.sim.close()
+            raise
+
+    def _start(self, task: Task) -> None:
+        """Size the episode buffers, hand the runtime's attributes to the task and run ``on_start``."""
+        self.return_final_observation = False
+        n = self.num_envs
+        self._episode_len = np.zeros(n, dtype=np.int64)
+        self._episode_return = np.zeros(n)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._time_limit = np.zeros(n, dtype=bool)
+        self._pre_reset_hooks: list[Callable[[Any], None]] = []
+        task.num_envs = n
+        task.device = self._device
+        task.max_episode_length = max(1, math.ceil(task.episode_length_s / self.dt))
+        task.episode_length_buf = self.tensors.out(self._episode_len)
+        task.reset_terminated = self.tensors.out(self._terminated)
+        bind_runtime(task, self)
+        self._call("on_start", self)
+
+    # -- properties --------------------------------------------------------------------------------
+    @property
+    def device(self) -> str:
+        """Compute device of the batch tensors (always the CPU here)."""
+        return self._device
+
+    @property
+    def dt(self) -> float:
+        """Simulated seconds per :meth:`step`."""
+        return self._physics_dt * self._steps
+
+    @property
+    def physics_dt(self) -> float:
+        """Length of one physics step, s."""
+        return self._physics_dt
+
+    @property
+    def physics_steps_per_action(self) -> int:
+        """Physics steps per :meth:`step`."""
+        return self._steps
+
+    @property
+    def max_episode_length(self) -> int:
+        """Episode length in env steps (``ceil(episode_length_s / dt)``)."""
+        return self.task.max_episode_length
+
+    @property
+    def scene(self) -> Scene:
+        """The scene the task built."""
+        return self._scene
+
+    @property
+    def observation_dim(self) -> int:
+        """Width of one observation."""
+        return self.task.observation_dim
+
+    @property
+    def action_dim(self) -> int:
+        """Width of one action."""
+        return self.task.action_dim
+
+    # -- running -------------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int):
+                raise SimuloValueError(f"seed must be an integer, got {seed!r}")
+            self._seed_streams(seed)
+        ids = np.arange(self.num_envs)
+        self._reset(ids)
+        return self._observations(), {}
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Advance one policy step; returns ``(observations, rewards, terminated, truncated, info)``.
+
+        Finished environments are reset before the observations are taken; ``info["episode"]`` holds the
+        finished episodes' ``return`` and ``length``, ``info["time_outs"]`` the truncation mask, and
+        ``info["terminations"]`` the named termination masks when the task names them.
+
+        Raises:
+            ShapeError / NonFiniteError: the actions are not (num_envs, action_dim) finite numbers.
+            TaskError: a task method failed or returned a malformed value (names the method and step).
+        """
+        checked = self.tensors.floats(actions, (self.num_envs, self.task.action_dim), "actions")
+        task_actions = self._to_task(checked)
+        self._call("on_pre_physics_step", task_actions)
+        for _ in range(self._steps):
+            self._call("apply_actions", task_actions)
+            self.sim.step(1)
+        self.step_count += 1
+        self._episode_len += 1
+        self._call("on_post_physics_step")
+        terminated, truncated, named = self._dones()
+        self._terminated[:] = terminated
+        time_out = self._episode_len >= self.max_episode_length
+        truncated = truncated | (time_out & ~terminated)
+        # the SDK's "time limit" ending: the step counter reached max_episode_length - 1, no end condition true
+        self._time_limit[:] = (self._episode_len >= self.max_episode_length - 1) & ~terminated
+        rewards = self._vector(self._call("get_rewards"), "get_rewards", float)
+        self._episode_return += rewards
+        done = terminated | truncated
+        info: dict[str, Any] = {"time_outs": self.tensors.out(truncated.copy())}
+        if named:
+            info["terminations"] = {k: self.tensors.out(v) for k, v in named.items()}
+        ids = np.nonzero(done)[0]
+        if ids.size:
+            if self.return_final_observation:
+                info["final_observation"] = self.tensors.out(to_numpy(self._observations(), "observations")[ids].copy())
+                info["final_env_ids"] = ids
+            info["episode"] = {"return": self.tensors.out(self._episode_return[ids].copy()),
+                               "length": self.tensors.out(self._episode_len[ids].copy()),
+                               "terminated": self.tensors.out(terminated[ids].copy())}
+            for hook in self._pre_reset_hooks:
+                hook(ids)
+            self._reset(ids)
+        obs = self._observations()
+        return (obs, self.tensors.out(rewards.astype(np.float32)), self.tensors.out(terminated),
+                self.tensors.out(truncated), info)
+
+    def observations(self) -> Any:
+        """The current observations (num_envs, observation_dim), e.g. after :meth:`seeded_reset`."""
+        return self._observations()
+
+    def add_pre_reset_hook(self, hook: Callable[[Any], None]) -> None:
+        """Call ``hook(env_ids)`` after dones are collected and before those environments reset."""
+        if not callable(hook):
+            raise SimuloValueError(f"pre-reset hook must be callable, got {hook!r}")
+        self._pre_reset_hooks.append(hook)
+
+    def seeded_reset(self, env_id: int, episode_number: int) -> None:
+        """Reset one environment with generators seeded from ``(seed, episode_number)``: repeatable starts."""
+        base = 0 if self._seed is None else self._seed
+        ids = self.tensors.env_ids([env_id], self.num_envs)
+        self._rngs[int(ids[0])] = np.random.default_rng([base, 1, int(episode_number)])
+        self._reset(ids)
+
+    def close(self) -> None:
+        """Shut the simulation down."""
+        self.sim.close()
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _seed_streams(self, seed: int | None) -> None:
+        """One generator per environment from ``(seed, global index)``; also seeds Python's and torch's."""
+        entropy = np.random.SeedSequence().entropy if seed is None else seed
+        self._seed = seed
+        self._rngs = [np.random.default_rng([entropy, 0, self._first_env + k]) for k in range(self.num_envs)]
+        if seed is None:
+            return
+        random.seed(seed)
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.manual_seed(seed)
+
+    def _to_task(self, actions: np.ndarray) -> Any:
+        if self.tensors.uses_torch:
+            return self.tensors.out(actions.astype(np.float32))
+        return actions
+
+    def _reset(self, ids: np.ndarray) -> None:
+        self._episode_len[ids] = 0
+        self._episode_return[ids] = 0.0
+        self._call("reset_idx", self.tensors.out(ids))
+
+    def random_uniform(self, low: float, high: float, size: tuple[int, ...], env_ids: Any) -> Any:
+        """Uniform draws ``(len(env_ids), *size)``, each environment's row from its own seeded stream."""
+        ids = self.tensors.env_ids(env_ids, self.num_envs)
+        draw = np.empty((len(ids), *size))
+        for row, i in enumerate(ids):
+            draw[row] = self._rngs[i].uniform(low, high, size=size)
+        return self.tensors.out(draw.astype(np.float32) if self.tensors.uses_torch else draw)
+
+    def survived_mask(self) -> Any:
+        """Environments whose episode is ending by the time limit, not by a termination (a copy)."""
+        return self.tensors.out(self._time_limit.copy())
+
+    def _task_hook(self, method: str) -> Callable[..., Any]:
+        """The task's hook ``method``: every hook call goes through here, so a subclass may wrap them."""
+        hook: Callable[..., Any] = getattr(self.task, method)
+        return hook
+
+    def _call(self, method: str, *args: Any) -> Any:
+        """Call one task hook, turning its unexpected failures into a :class:`TaskError` naming it."""
+        try:
+            return self._task_hook(method)(*args)
+        except (TaskError, NotImplementedError):
+            raise
+        except Exception as exc:
+            raise TaskError(f"{type(self.task).__name__}.{method}() failed at env step {self.step_count}: "
+                            f"{type(exc).__name__}: {exc}") from exc
+
+    def _observations(self) -> Any:
+        obs = self._call("get_observations")
+        arr = to_numpy(obs, "observations")
+        expected = (self.num_envs, self.task.observation_dim)
+        if arr.shape != expected:
+            raise TaskError(f"{type(self.task).__name__}.get_observations() returned shape {tuple(arr.shape)} at env "
+                            f"step {self.step_count}; observation_dim={self.task.observation_dim} means {expected}")
+        if is_torch(obs):
+            return obs.float()
+        return self.tensors.out(arr.astype(np.float32))
+
+    def _vector(self, value: Any, method: str, dtype: type) -> np.ndarray:
+        arr = to_numpy(value, method)
+        if arr.shape != (self.num_envs,):
+            raise TaskError(f"{type(self.task).__name__}.{method}() returned shape {tuple(arr.shape)} at env step "
+                            f"{self.step_count}; expected ({self.num_envs},)")
+        return arr.astype(dtype)
+
+    def _dones(self) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        value = self._call("get_dones")
+        if not isinstance(value, tuple) or len(value) != 2:
+            raise TaskError(f"{type(self.task).__name__}.get_dones() must return (terminated, truncated), got {value!r}")
+        term, trunc = value
+        named: dict[str, np.ndarray] = {}
+        if isinstance(term, dict):
+            if not term:
+                raise TaskError(f"{type(self.task).__name__}.get_dones() returned an empty dict of terminations")
+            for key, mask in term.items():
+                named[str(key)] = self._vector(mask, f"get_dones()[{key!r}]", bool)
+            terminated = np.logical_or.reduce(list(named.values()))
+        else:
+            terminated = self._vector(term, "get_dones", bool)
+        return terminated, self._vector(trunc, "get_dones", bool), named
