@@ -66,7 +66,7 @@ _LAZY: dict[str, str] = {
     "RLPlayer": "simulo.rl.training.player",
     "evaluate": "simulo.platform.evaluation",
     "preview": "simulo.rl.preview",
-    "PolicyCheckpoint": "simulo.platform.checkpoint",
+    "PolicyCheckpoint": "simulo.platform.policies",
     # platform: apps, jobs, `simulo run`
     "App": "simulo.platform.app",
     "JobType": "simulo.platform.systems",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from simulo.errors import JobError, SimuloValueError
-from simulo.platform.checkpoint import PolicyCheckpoint
+from simulo.platform.policies import PolicyCheckpoint
 from simulo.platform.context import RunContext, running
 from simulo.platform.jobs import load_app_file
 from simulo.platform.params import Flag, job_flags, parse_flags

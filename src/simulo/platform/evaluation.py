@@ -2,7 +2,7 @@
 
 The evaluation itself (:func:`simulo.rl.evaluation.evaluate`) takes a loaded policy, a success rule
 and a folder. This layer supplies them from the running ``simulo run`` job: a ``--policy`` reference or
-:class:`~simulo.platform.checkpoint.PolicyCheckpoint` is loaded, the app's one ``@app.success`` rule is
+:class:`~simulo.platform.policies.PolicyCheckpoint` is loaded, the app's one ``@app.success`` rule is
 the default rule, and ``episodes.csv`` goes into the run folder. See :mod:`simulo.rl.evaluation` for
 the episodes, the judging and the report.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from simulo.errors import TaskError
-from simulo.platform.checkpoint import PolicyCheckpoint
+from simulo.platform.policies import PolicyCheckpoint
 from simulo.platform.context import current_app, current_run
 from simulo.platform.runner import runs_root
 from simulo.rl import evaluation
@@ -38,7 +38,7 @@ def evaluate(
 
     Args:
         task: A fresh task instance (the evaluation builds its own environment around it).
-        policy: A :class:`~simulo.platform.checkpoint.PolicyCheckpoint` (what ``--policy`` gives an eval
+        policy: A :class:`~simulo.platform.policies.PolicyCheckpoint` (what ``--policy`` gives an eval
             job), a checkpoint reference (a ``.pt`` path, a run folder, or ``latest`` inside ``simulo run``),
             a :class:`~simulo.rl.training.player.PolicyPlayer`, an object with ``act(obs)`` (such
             as an ``RLTrainer``), or any callable ``obs -> actions``.

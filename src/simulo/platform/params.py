@@ -13,7 +13,7 @@ annotation                    accepted values
 an ``Enum`` subclass          a member's name or value
 ``Optional[T]`` / ``T | None``  a ``T``, or ``none``
 ``simulo.PolicyCheckpoint``   a checkpoint reference (``best.pt``, ``RUN_DIR:best``, ``latest``);
-                              the job's process resolves it (:mod:`simulo.platform.checkpoint`)
+                              the job's process resolves it (:mod:`simulo.platform.policies`)
 ============================  ==========================================================
 
 A parameter without a default is a required flag. A parameter of another type (``list[int]``) gets
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 from simulo.errors import JobError
-from simulo.platform.checkpoint import REFERENCE_HELP, PolicyCheckpoint
+from simulo.platform.policies import REFERENCE_HELP, PolicyCheckpoint
 
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
