@@ -1,4 +1,4 @@
-"""Regression tests for authoring-value validation found in review (each failed before its fix)."""
+"""JointConfig.limits: a (lower, upper) pair of numbers with lower <= upper, or a clear SimuloValueError."""
 
 from __future__ import annotations
 
@@ -18,11 +18,8 @@ def test_joint_config_limits_accept_a_pair():
     assert simulo.JointConfig(name="j", limits=[-1, 2]).limits == [-1, 2]
 
 
-def test_rigid_physics_friction_must_be_a_number():
-    with pytest.raises(SimuloValueError, match="RigidPhysics.friction must be a finite number >= 0"):
-        simulo.RigidPhysics(friction="a")
-
-
-def test_cuboid_size_must_be_three_lengths():
-    with pytest.raises(SimuloValueError, match=r"size must be \(x, y, z\)"):
-        simulo.Cuboid(name="c", size=1)
+@pytest.mark.parametrize("field", ["effort_limit", "velocity_limit", "damping"])
+@pytest.mark.parametrize("value", [-1.0, float("nan"), float("inf"), "a", True])
+def test_joint_config_limits_and_damping_must_be_finite_and_non_negative(field, value):
+    with pytest.raises(SimuloValueError, match=rf"JointConfig\('j'\)\.{field} must be a finite number >= 0, got"):
+        simulo.JointConfig(name="j", **{field: value})
