@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from simulo.errors import JobError, SimuloValueError
-from simulo.platform.policies import PolicyCheckpoint
 from simulo.platform.context import RunContext, running
 from simulo.platform.jobs import load_app_file
 from simulo.platform.params import Flag, job_flags, parse_flags
+from simulo.platform.policies import PolicyCheckpoint
 from simulo.rl.env import env_backend
 from simulo.scale.settings import current_settings
 
@@ -53,7 +53,8 @@ def _resolve_checkpoints(flags: list[Flag], kwargs: dict[str, Any], run: RunCont
             resolved = PolicyCheckpoint.resolve(value, app_runs_dir)
         except SimuloValueError as exc:
             raise JobError(f"{flag.flag}: {exc}") from exc
-        print(f"simulo run: {flag.flag} {value} -> {resolved.path} ({resolved.checkpoint})", file=sys.stderr, flush=True)
+        print(f"simulo run: {flag.flag} {value} -> {resolved.path} ({resolved.checkpoint})", file=sys.stderr,
+              flush=True)
         kwargs[flag.name] = resolved
     return kwargs
 

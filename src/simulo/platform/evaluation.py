@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from simulo.errors import TaskError
-from simulo.platform.policies import PolicyCheckpoint
 from simulo.platform.context import current_app, current_run
+from simulo.platform.policies import PolicyCheckpoint
 from simulo.platform.runner import runs_root
 from simulo.rl import evaluation
 from simulo.rl.task import Task

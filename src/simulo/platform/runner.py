@@ -1,4 +1,4 @@
-"""Run one job of an app file locally: a child process per attempt, a timeout, retries, a runs folder.
+r"""Run one job of an app file locally: a child process per attempt, a timeout, retries, a runs folder.
 
 Layout of a run (``RUNS`` is ``--runs-dir``, else ``$SIMULO_RUNS_DIR``, else ``./runs``)::
 
@@ -20,7 +20,8 @@ checkpoints through :func:`simulo.platform.context.current_run`.
 The attempt launcher :func:`_run_attempt` is the one place that decides where an attempt runs. The
 attempt itself always runs here; ``--workers``/``--address`` reach it as :mod:`simulo.scale.settings`'s
 environment variables, and the job process then installs the Ray backend
-(:func:`simulo.scale.ray_env.backend_factory`) for the job's ``simulo.LearningEnv``\ s (see :mod:`simulo.scale`). The flags are the only source: without them the variables are cleared.
+(:func:`simulo.scale.ray_env.backend_factory`) for the job's ``simulo.LearningEnv`` objects (see
+:mod:`simulo.scale`). The flags are the only source: without them the variables are cleared.
 """
 
 from __future__ import annotations

@@ -29,27 +29,27 @@ class EnvBackend(Protocol):
     return_final_observation: bool
 
     @property
-    def device(self) -> str: ...  # noqa: D102 - documented on LearningEnv
+    def device(self) -> str: ...
     @property
-    def dt(self) -> float: ...  # noqa: D102
+    def dt(self) -> float: ...
     @property
-    def physics_dt(self) -> float: ...  # noqa: D102
+    def physics_dt(self) -> float: ...
     @property
-    def physics_steps_per_action(self) -> int: ...  # noqa: D102
+    def physics_steps_per_action(self) -> int: ...
     @property
-    def max_episode_length(self) -> int: ...  # noqa: D102
+    def max_episode_length(self) -> int: ...
     @property
-    def observation_dim(self) -> int: ...  # noqa: D102
+    def observation_dim(self) -> int: ...
     @property
-    def action_dim(self) -> int: ...  # noqa: D102
+    def action_dim(self) -> int: ...
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[Any, dict[str, Any]]: ...  # noqa: D102
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]: ...  # noqa: D102
-    def observations(self) -> Any: ...  # noqa: D102
-    def add_pre_reset_hook(self, hook: Callable[[Any], None]) -> None: ...  # noqa: D102
-    def seeded_reset(self, env_id: int, episode_number: int) -> None: ...  # noqa: D102
-    def close(self) -> None: ...  # noqa: D102
+              ) -> tuple[Any, dict[str, Any]]: ...
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]: ...
+    def observations(self) -> Any: ...
+    def add_pre_reset_hook(self, hook: Callable[[Any], None]) -> None: ...
+    def seeded_reset(self, env_id: int, episode_number: int) -> None: ...
+    def close(self) -> None: ...
 
 
 #: Builds a backend from LearningEnv's arguments: ``factory(task, num_envs, **options)``.
@@ -102,9 +102,10 @@ class LearningEnv:
                  headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
                  tensor_library: str = "auto", envs_per_world: int | None = None,
                  shard: tuple[int, int] | None = None) -> None:
-        options = {"device": device, "dt": dt, "physics_steps_per_action": physics_steps_per_action,
-                   "env_spacing": env_spacing, "headless": headless, "seed": seed, "enable_cameras": enable_cameras,
-                   "tensor_library": tensor_library, "envs_per_world": envs_per_world}
+        options: dict[str, Any] = {
+            "device": device, "dt": dt, "physics_steps_per_action": physics_steps_per_action,
+            "env_spacing": env_spacing, "headless": headless, "seed": seed, "enable_cameras": enable_cameras,
+            "tensor_library": tensor_library, "envs_per_world": envs_per_world}
         if shard is None and _installed:
             self._backend: EnvBackend = _installed[-1](task, num_envs, **options)
         else:

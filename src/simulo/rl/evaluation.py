@@ -172,8 +172,9 @@ def _policy(policy: Any, actions: str, task: Task) -> tuple[Policy, dict[str, An
     deterministic = actions == "best"
     player_class = _player_class()
     if player_class is not None and isinstance(policy, player_class):
-        check_policy_fits(f"policy {policy.path!r}", policy.observation_dim, policy.action_dim, task)
-        return lambda obs: policy(obs, deterministic=deterministic), {"reference": str(policy.path), "kind": "player"}
+        player: Any = policy
+        check_policy_fits(f"policy {player.path!r}", player.observation_dim, player.action_dim, task)
+        return lambda obs: player(obs, deterministic=deterministic), {"reference": str(player.path), "kind": "player"}
     act = getattr(policy, "act", None)
     if callable(act) and "deterministic" in _parameters(act):
         return lambda obs: act(obs, deterministic=deterministic), {"reference": type(policy).__name__, "kind": "act"}
@@ -287,8 +288,8 @@ def _run(env: LocalEnv, task: Task, act: Policy, rule: Callable[[Task], Any], ep
     next_number = n
     while any(slot is not None for slot in slots):
         finite = _finite_rows(obs)
-        for i in np.nonzero(~finite)[0]:
-            slot = slots[int(i)]
+        for bad in np.nonzero(~finite)[0].tolist():
+            slot = slots[bad]
             if slot is not None and slot.sim_problem is None:
                 slot.sim_problem = "observation_not_finite"
         obs, rewards, terminated, truncated, info = env.step(act(obs if finite.all() else _zero_rows(obs, ~finite)))

@@ -15,14 +15,15 @@ import math
 import random
 import sys
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from simulo.errors import SimuloValueError, TaskError
+from simulo.rl.task import Task, bind_runtime, task_uses_torch
 from simulo.sim.scene import Scene
 from simulo.sim.simulation import Simulation
-from simulo.rl.task import Task, bind_runtime, task_uses_torch
 from simulo.sim.tensors import Tensors, is_torch, to_numpy
 
 _CUDA_WARNED = False
@@ -260,7 +261,7 @@ class LocalEnv:
     # -- internals ------------------------------------------------------------------------------------
     def _seed_streams(self, seed: int | None) -> None:
         """One generator per environment from ``(seed, global index)``; also seeds Python's and torch's."""
-        entropy = np.random.SeedSequence().entropy if seed is None else seed
+        entropy: Any = np.random.SeedSequence().entropy if seed is None else seed
         self._seed = seed
         self._rngs = [np.random.default_rng([entropy, 0, self._first_env + k]) for k in range(self.num_envs)]
         if seed is None:
@@ -328,7 +329,8 @@ class LocalEnv:
     def _dones(self) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         value = self._call("get_dones")
         if not isinstance(value, tuple) or len(value) != 2:
-            raise TaskError(f"{type(self.task).__name__}.get_dones() must return (terminated, truncated), got {value!r}")
+            raise TaskError(f"{type(self.task).__name__}.get_dones() must return (terminated, truncated), "
+                            f"got {value!r}")
         term, trunc = value
         named: dict[str, np.ndarray] = {}
         if isinstance(term, dict):

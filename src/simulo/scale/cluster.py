@@ -18,8 +18,8 @@ import types
 from pathlib import Path
 from typing import Any
 
-from simulo.errors import SimuloValueError, WorkerError
 from simulo._optional import require
+from simulo.errors import SimuloValueError, WorkerError
 from simulo.scale.settings import check_address, check_workers
 
 INSTALL_HINT = "pip install 'simulo-local[ray]' (or: pip install 'ray>=2.9')"

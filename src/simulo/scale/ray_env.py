@@ -43,10 +43,10 @@ from simulo.errors import SimuloError, SimuloValueError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task, task_uses_torch
-from simulo.sim.tensors import Tensors, to_numpy
 from simulo.scale.cluster import Cluster, ship_by_value
 from simulo.scale.settings import check_workers
 from simulo.scale.sweep import Shard, plan_shards
+from simulo.sim.tensors import Tensors, to_numpy
 
 _SIGNATURE = inspect.signature(LearningEnv.__init__)
 
@@ -366,7 +366,7 @@ class RayLearningEnv:
             for channel, request in zip(self._channels, requests):
                 if request is not None:
                     channel.send(request)
-            answers = [channel.recv() if request is not None else ("ok", None)
+            answers: list[tuple[str, Any]] = [channel.recv() if request is not None else ("ok", None)
                        for channel, request in zip(self._channels, requests)]
         except (EOFError, OSError) as exc:
             raise self._lost(what, exc) from exc

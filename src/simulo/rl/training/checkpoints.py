@@ -130,9 +130,11 @@ def read_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> 
     except Exception as exc:  # torch raises many types for corrupt files
         raise SimuloValueError(f"checkpoint {str(source)!r} cannot be read: {exc}") from exc
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise SimuloValueError(f"checkpoint {str(source)!r} is not an RLTrainer checkpoint (format {FORMAT!r} expected)")
+        raise SimuloValueError(f"checkpoint {str(source)!r} is not an RLTrainer checkpoint "
+                               f"(format {FORMAT!r} expected)")
     if payload.get("version") != VERSION:
         raise SimuloValueError(
-            f"checkpoint {str(source)!r} has format version {payload.get('version')!r}; this runtime reads version {VERSION}"
+            f"checkpoint {str(source)!r} has format version {payload.get('version')!r}; "
+            f"this runtime reads version {VERSION}"
         )
     return payload

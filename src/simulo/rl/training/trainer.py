@@ -35,6 +35,7 @@ from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset
 
 if TYPE_CHECKING:
     import torch
+    from torch import Tensor
 
     from simulo.rl.training.ppo import PPO
 
@@ -92,7 +93,8 @@ class RLTrainer:
             raise SimuloValueError(f"resume={resume!r}: expected None, True or False")
         if not isinstance(progress, bool):
             raise SimuloValueError(f"progress={progress!r}: expected True or False")
-        if torch_threads is not None and (isinstance(torch_threads, bool) or not isinstance(torch_threads, int) or torch_threads < 1):
+        if torch_threads is not None and (isinstance(torch_threads, bool) or not isinstance(torch_threads, int)
+                                          or torch_threads < 1):
             raise SimuloValueError(f"torch_threads={torch_threads!r}: expected an integer >= 1 or None")
         if agent_cfg is not None and not isinstance(agent_cfg, Mapping):
             raise SimuloValueError(f"agent_cfg={agent_cfg!r}: expected a mapping of hyperparameters or None")
@@ -125,8 +127,8 @@ class RLTrainer:
         self.best_iteration: int | None = None
         self.reward_history: list[float | None] = []
         self._window: deque[float] = deque(maxlen=config.reward_window)
-        self._obs: torch.Tensor | None = None
-        self._running_return: torch.Tensor | None = None
+        self._obs: Tensor | None = None
+        self._running_return: Tensor | None = None
         self._closed = False
         self._credit = 0
         self._numbered: list[Path] = []
@@ -357,7 +359,8 @@ class RLTrainer:
 
         learner, cfg, env = self._learner, self._learner.config, self.env
         if self._obs is None:
-            self._obs = self._batch(reset_observations(env.reset()), "reset() observations", (self.observation_dim,), torch.float32)
+            self._obs = self._batch(reset_observations(env.reset()), "reset() observations", (self.observation_dim,),
+                                    torch.float32)
             self._running_return = torch.zeros(self.num_envs, device=self._device)
         obs = self._obs
         env_device = _torch_device(getattr(env, "device", None))
@@ -368,7 +371,8 @@ class RLTrainer:
             actions = learner.env_actions(raw)
             result = env.step(actions if env_device is None else actions.to(env_device))
             if not isinstance(result, tuple) or len(result) != 5:
-                raise ShapeError(f"env.step() returned {type(result).__name__}: expected (obs, rewards, terminated, truncated, info)")
+                raise ShapeError(f"env.step() returned {type(result).__name__}: expected (obs, rewards, terminated, "
+                                 "truncated, info)")
             next_obs, rewards, terminated, truncated, info = result
             step = f"step() at iteration {self.iteration + 1}, rollout step {t}"
             next_obs = self._batch(next_obs, f"{step}: observations", (self.observation_dim,), torch.float32)
@@ -470,7 +474,8 @@ class _Progress:
         if not self._enabled:
             return
         self._done += 1
-        text = f"reward {_fmt(reward)} best {_fmt(best)} steps/s {fps:,.0f} kl {stats['kl']:.4f} lr {stats['learning_rate']:.1e}"
+        text = (f"reward {_fmt(reward)} best {_fmt(best)} steps/s {fps:,.0f} kl {stats['kl']:.4f} "
+                f"lr {stats['learning_rate']:.1e}")
         if self._bar is not None:
             self._bar.set_postfix_str(text, refresh=False)
             self._bar.update(1)
