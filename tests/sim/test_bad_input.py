@@ -72,7 +72,7 @@ def snapshot(w: World) -> list[bytes]:
     """Every buffer that a command could change, plus the engine's own state and the scenes."""
     out: list[bytes] = []
     for robot in (w.cp, w.arm):
-        rt = robot._rt
+        rt = robot.data
         for name in ("pos_t", "vel_t", "eff_t", "motor_force", "q", "qd", "effort", "pose", "lin_vel", "ang_vel",
                      "default_q", "default_qd", "default_pose"):
             out.append(getattr(rt, name).tobytes())

@@ -116,7 +116,7 @@ def test_learning_env_malformed_shard_is_a_simulo_error(shard):
 
 def test_cuda_request_runs_on_the_cpu_even_where_cuda_exists(monkeypatch):
     torch = pytest.importorskip("torch")
-    import simulo.rl.env as env_module
+    import simulo.rl.local_env as env_module
 
     monkeypatch.setattr(env_module, "_CUDA_WARNED", False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

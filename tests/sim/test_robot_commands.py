@@ -28,8 +28,8 @@ def test_commands_are_buffered_until_the_next_step(cartpole, make) -> None:
     assert q1[0, 0] > 0 and q1[1, 0] < 0  # the position target won over velocity and effort
     # flushed once per step: sim.step(n) calls the robot's flush exactly n times
     calls = []
-    flush = robot._flush
-    robot._flush = lambda: (calls.append(1), flush())[1]  # type: ignore[method-assign]
+    flush = robot.runtime_flush
+    robot.runtime_flush = lambda: (calls.append(1), flush())[1]  # type: ignore[method-assign]
     sim.step(3)
     assert len(calls) == 3
 

@@ -62,7 +62,7 @@ def test_parallel_gripper_opens_closes_and_resets(arm) -> None:
         np.testing.assert_allclose(np.abs(np.asarray(robot.state.joint_efforts)[0, 5:]), [0.5, 0.5], atol=0.05)
         gripper.reset()
         sim.step(1)
-        assert np.all(np.isnan(robot._rt.pos_t[:, 5:]))  # no finger targets left
+        assert np.all(np.isnan(robot.data.pos_t[:, 5:]))  # no finger targets left
         with pytest.raises(SimuloValueError, match="gripper force must be a finite number > 0 N, got -5"):
             gripper.command(0.02, -5)
 

@@ -2,45 +2,51 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from simulo.authoring.shapes import Cuboid, Cylinder, Sphere
+from simulo.engine.base import RigidBatch
 from simulo.errors import NotAttachedError, SimuloValueError
-from simulo.sim.tensors import Tensors
-
-if TYPE_CHECKING:
-    from simulo.engine.pybullet.batch import RigidBatch
+from simulo.sim.tensors import Tensors, unit_poses
 
 
 class PropState:
     """``prop.state``: live pose and velocities of the prop in every environment."""
 
-    def __init__(self, prop: "Prop") -> None:
+    def __init__(self, prop: Prop) -> None:
         self._prop = prop
 
     @property
     def pose(self) -> Any:
         """World pose of the shape's centre (num_envs, 7), ``[x, y, z, qw, qx, qy, qz]``. Live buffer."""
-        prop = self._prop._require("state.pose")
-        return prop.tensors.out(prop.pose)
+        data = self._prop._require("state.pose")
+        return data.tensors.out(data.pose)
 
     @property
     def linear_velocity(self) -> Any:
         """Linear velocity (num_envs, 3) in m/s. Live buffer."""
-        prop = self._prop._require("state.linear_velocity")
-        return prop.tensors.out(prop.lin_vel)
+        data = self._prop._require("state.linear_velocity")
+        return data.tensors.out(data.lin_vel)
 
     @property
     def angular_velocity(self) -> Any:
         """Angular velocity (num_envs, 3) in rad/s. Live buffer."""
-        prop = self._prop._require("state.angular_velocity")
-        return prop.tensors.out(prop.ang_vel)
+        data = self._prop._require("state.angular_velocity")
+        return data.tensors.out(data.ang_vel)
 
 
-class _PropRuntime:
-    def __init__(self, batch: "RigidBatch", tensors: Tensors, default_pose: np.ndarray) -> None:
+class PropData:
+    """The engine batch and state buffers of one attached prop (what sensors read).
+
+    Args:
+        batch: The engine's rigid batch.
+        tensors: The simulation's tensor converter.
+        default_pose: Poses ``reset`` writes (num_envs, 7).
+    """
+
+    def __init__(self, batch: RigidBatch, tensors: Tensors, default_pose: np.ndarray) -> None:
         self.batch = batch
         self.tensors = tensors
         self.default_pose = default_pose.copy()
@@ -48,6 +54,11 @@ class _PropRuntime:
         self.pose = default_pose.copy()
         self.lin_vel = np.zeros((n, 3))
         self.ang_vel = np.zeros((n, 3))
+
+    @property
+    def num_envs(self) -> int:
+        """Number of environments."""
+        return self.pose.shape[0]
 
 
 class Prop:
@@ -71,7 +82,7 @@ class Prop:
         self._name: str | None = shape.name
         self._path: str | None = None
         self._state = PropState(self)
-        self._rt: _PropRuntime | None = None
+        self._data: PropData | None = None
 
     @property
     def name(self) -> str | None:
@@ -83,14 +94,10 @@ class Prop:
         """Scene path, set when the prop is added."""
         return self._path
 
-    def _set_scene_path(self, path: str) -> None:
-        self._path = path
-        self._name = path.rstrip("/").rsplit("/", 1)[-1]
-
-    def _require(self, member: str) -> _PropRuntime:
-        if self._rt is None:
+    def _require(self, member: str) -> PropData:
+        if self._data is None:
             raise NotAttachedError(f"Prop.{member} is not available until the simulation has attached the prop")
-        return self._rt
+        return self._data
 
     @property
     def state(self) -> PropState:
@@ -100,59 +107,79 @@ class Prop:
     @property
     def default_pose(self) -> Any:
         """Spawn pose in the world frame with each environment's origin (num_envs, 7); a copy."""
-        rt = self._require("default_pose")
-        return rt.tensors.out(rt.default_pose.copy())
+        data = self._require("default_pose")
+        return data.tensors.out(data.default_pose.copy())
 
     @property
     def internals(self) -> Any:
-        """Engine-specific handle (the PyBullet ``RigidBatch``); unstable."""
+        """Engine-specific handle (the engine's rigid batch); unstable."""
         return self._require("internals").batch
+
+    @property
+    def data(self) -> PropData:
+        """The prop's engine batch and buffers, for sensors (runtime API; apps use ``state``).
+
+        Raises:
+            NotAttachedError: No simulation has attached the prop.
+        """
+        return self._require("data")
 
     def set_pose(self, pose: Any, env_ids: Any = None) -> None:
         """Teleport the prop to world poses (len(env_ids), 7); read back immediately."""
-        rt = self._require("set_pose")
-        ids = rt.tensors.env_ids(env_ids, rt.pose.shape[0])
-        from simulo.sim.robot import _normalised_poses
-
-        poses = _normalised_poses(rt.tensors.floats(pose, (len(ids), 7), "pose"))
-        rt.batch.write_pose(ids, poses)
+        data = self._require("set_pose")
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        poses = unit_poses(data.tensors.floats(pose, (len(ids), 7), "pose"))
+        data.batch.write_pose(ids, poses)
         self.update(0.0)
 
     def set_velocity(self, velocity: Any, env_ids: Any = None) -> None:
         """Set velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6)."""
-        rt = self._require("set_velocity")
-        ids = rt.tensors.env_ids(env_ids, rt.pose.shape[0])
-        rt.batch.write_velocity(ids, rt.tensors.floats(velocity, (len(ids), 6), "velocity"))
+        data = self._require("set_velocity")
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        data.batch.write_velocity(ids, data.tensors.floats(velocity, (len(ids), 6), "velocity"))
         self.update(0.0)
 
     def reset(self, env_ids: Any = None) -> None:
         """Put the prop back at its default pose, at rest."""
-        rt = self._require("reset")
-        ids = rt.tensors.env_ids(env_ids, rt.pose.shape[0])
-        rt.batch.write_pose(ids, rt.default_pose[ids])
-        rt.batch.write_velocity(ids, np.zeros((len(ids), 6)))
+        data = self._require("reset")
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        data.batch.write_pose(ids, data.default_pose[ids])
+        data.batch.write_velocity(ids, np.zeros((len(ids), 6)))
         self.update(0.0)
 
     def set_friction(self, friction: float) -> None:
         """Set the lateral friction coefficient in every environment."""
-        rt = self._require("set_friction")
+        data = self._require("set_friction")
         if not isinstance(friction, (int, float)) or not np.isfinite(friction) or friction < 0:
             raise SimuloValueError(f"friction must be a finite number >= 0, got {friction!r}")
-        rt.batch.set_friction(float(friction))
+        data.batch.set_friction(float(friction))
 
     def update(self, dt: float) -> None:
         """Refresh the state buffers (called by the runtime after every step)."""
-        rt = self._require("update")
-        rt.batch.read(rt.pose, rt.lin_vel, rt.ang_vel)
+        data = self._require("update")
+        data.batch.read(data.pose, data.lin_vel, data.ang_vel)
 
-    def _attach(self, batch: "RigidBatch", tensors: Tensors, default_pose: np.ndarray) -> None:
-        self._rt = _PropRuntime(batch, tensors, default_pose)
+    # -- runtime hooks (see simulo.sim.hooks.SceneMember) -----------------------------------------
+    @property
+    def runtime_attached(self) -> bool:
+        """Whether a simulation has attached the prop (runtime hook)."""
+        return self._data is not None
+
+    def runtime_set_path(self, path: str) -> None:
+        """Take the scene path the prop was added at (runtime hook: the scene calls it)."""
+        self._path = path
+        self._name = path.rstrip("/").rsplit("/", 1)[-1]
+
+    def runtime_attach(self, batch: RigidBatch, tensors: Tensors, default_pose: np.ndarray) -> None:
+        """Bind the prop to its engine batch (runtime hook: the simulation calls it)."""
+        self._data = PropData(batch, tensors, default_pose)
         if self.shape.physics is not None and self.shape.physics.friction is not None:
             batch.set_friction(self.shape.physics.friction)
         self.update(0.0)
 
-    def _detach(self) -> None:
-        self._rt = None
+    def runtime_detach(self) -> None:
+        """Forget the engine batch (runtime hook: the simulation calls it when it closes)."""
+        self._data = None
 
     def __repr__(self) -> str:
         return f"Prop(name={self._name!r}, shape={type(self.shape).__name__})"

@@ -9,6 +9,7 @@ from simulo.authoring.pose import Pose, Transform
 from simulo.authoring.shapes import Cuboid, Cylinder, Sphere
 from simulo.authoring.world import Light, Terrain
 from simulo.errors import SceneError
+from simulo.sim.hooks import RobotAttachment, SceneMember
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def _kind(item: Any) -> str:
         return "light"
     if isinstance(item, Transform):
         return "transform"
-    if hasattr(item, "_bind"):
+    if isinstance(item, RobotAttachment):
         return "sensor_or_actuator"
     raise SceneError(f"cannot add {type(item).__name__} {item!r} to a scene; expected a Robot, Prop, Cuboid, Sphere, "
                      "Cylinder, Terrain, Light or Transform")
@@ -46,7 +47,7 @@ def _kind(item: Any) -> str:
 class SceneGroup:
     """A named group; items added through it land under its path."""
 
-    def __init__(self, scene: "Scene", name: str, parent_path: str) -> None:
+    def __init__(self, scene: Scene, name: str, parent_path: str) -> None:
         self.scene = scene
         self.name = name
         self.parent_path = parent_path
@@ -83,14 +84,19 @@ class Scene:
     def __init__(self, num_envs: int = 1, env_spacing: float = 2.0) -> None:
         self.num_envs = num_envs
         self.env_spacing = env_spacing
-        self._check_layout()
+        self.runtime_check_layout()
         self._items: list[SceneItem] = []
         self._groups: dict[str, SceneGroup] = {}
         self._root: str | None = None
         self._origins: Any = None
         self._simulation: Any = None
 
-    def _check_layout(self) -> None:
+    def runtime_check_layout(self) -> None:
+        """Check ``num_envs`` and ``env_spacing`` (runtime hook: the simulation calls it after an override).
+
+        Raises:
+            SceneError: ``num_envs`` is not an integer >= 1 or ``env_spacing`` not a finite number >= 0.
+        """
         if isinstance(self.num_envs, bool) or not isinstance(self.num_envs, int) or self.num_envs < 1:
             raise SceneError(f"num_envs must be an integer >= 1, got {self.num_envs!r}")
         if not isinstance(self.env_spacing, (int, float)) or not 0 <= self.env_spacing < float("inf"):
@@ -133,12 +139,12 @@ class Scene:
         root_before, count_before = self._root, len(self._items)
         if self._root is None:
             self._root = "/" + at.strip("/").split("/")[0]
-        if kind == "prop" and not hasattr(item, "_attach"):
+        if kind == "prop" and isinstance(item, (Cuboid, Sphere, Cylinder)):
             from simulo.sim.prop import Prop
 
             item = Prop(item)
-        if hasattr(item, "_set_scene_path"):
-            item._set_scene_path(at)
+        if isinstance(item, SceneMember):
+            item.runtime_set_path(at)
         self._items.append(SceneItem(item, at, kind, bool(per_environment)))
         if kind == "transform":
             try:  # nothing half-applied: a refused child removes the transform and its earlier children
@@ -191,7 +197,7 @@ class Scene:
     def reset(self) -> None:
         """Reset every attached robot and prop to its default state."""
         for e in self._items:
-            if e.kind in ("robot", "prop") and e.item._rt is not None:
+            if e.kind in ("robot", "prop") and e.item.runtime_attached:  # a Robot or a Prop (see add)
                 e.item.reset()
 
     @property
@@ -199,8 +205,28 @@ class Scene:
         """Environment origins (num_envs, 3), or None until a simulation has attached the scene."""
         return self._origins
 
+    # -- runtime hooks (the simulation calls them) ----------------------------------------------------
+    @property
+    def runtime_simulation(self) -> Any:
+        """The simulation that has attached the scene, or None (runtime hook)."""
+        return self._simulation
+
+    def runtime_attach(self, simulation: Any) -> None:
+        """Record the simulation building this scene; the scene is frozen until it detaches (runtime hook)."""
+        self._simulation = simulation
+
+    def runtime_set_origins(self, origins: Any) -> None:
+        """Publish the environment origins of the attached simulation (runtime hook)."""
+        self._origins = origins
+
+    def runtime_detach(self, simulation: Any) -> None:
+        """Forget ``simulation`` and its origins, if it is the one attached (runtime hook)."""
+        if self._simulation is simulation:
+            self._simulation = None
+            self._origins = None
+
     def flush_pending_commands(self) -> None:
         """Send the robots' buffered commands to the engine (the runtime calls this before each step)."""
         for e in self._items:
-            if e.kind == "robot" and e.item._rt is not None:
-                e.item._flush()
+            if e.kind == "robot" and e.item.runtime_attached:  # a Robot (see _kind)
+                e.item.runtime_flush()

@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from simulo.authoring.pose import Pose
+from simulo.engine.registry import create_engine, engine_factory
 from simulo.errors import SceneError, SimuloValueError
+from simulo.math.batched import pose_mul
+from simulo.sim.prop import Prop
+from simulo.sim.robot import Robot
 from simulo.sim.scene import Scene
 from simulo.sim.tensors import Tensors
 
@@ -38,71 +43,67 @@ def compose(parent: Pose, child: Pose) -> Pose:
     """The pose ``parent * child`` (child expressed in the parent's frame)."""
     if parent.is_identity:
         return child
-    pw, px, py, pz = parent.quat_wxyz
-    q = np.array([[pw, px, py, pz]])
-    v = np.array([child.xyz])
-    from simulo.sim.robot import quat_mul, quat_rotate_inverse
-
-    inv = q * np.array([1.0, -1.0, -1.0, -1.0])
-    pos = quat_rotate_inverse(inv, v)[0] + np.array(parent.xyz)
-    quat = quat_mul(q, np.array([child.quat_wxyz]))[0]
-    return Pose(pos.tolist(), quat.tolist())
+    pose = pose_mul(np.array([*parent.xyz, *parent.quat_wxyz]), np.array([*child.xyz, *child.quat_wxyz]))
+    return Pose(pose[:3].tolist(), pose[3:].tolist())
 
 
 class Simulation:
-    """A scene built in PyBullet (DIRECT mode), batched over ``num_envs`` environments.
+    """A scene built in a physics engine (PyBullet in DIRECT mode by default), batched over ``num_envs`` environments.
 
     Args:
         scene: The scene to build. It is attached to this simulation until :meth:`close`.
         dt: Physics time step, s (PyBullet's default 1/240).
         num_envs: Overrides ``scene.num_envs`` when given.
         gravity: Gravity vector, m/s².
-        envs_per_world: Largest number of environments sharing one PyBullet client; ``None`` takes the
-            engine's benchmarked default. Environment ``i`` always lives in world ``i // envs_per_world``.
+        envs_per_world: Largest number of environments sharing one engine world (PyBullet client); ``None``
+            takes the engine's benchmarked default. Environment ``i`` always lives in world ``i // envs_per_world``.
         use_torch: Return torch tensors (also switched on by the first torch tensor passed in).
-        solver_iterations: PyBullet solver iterations, or ``None`` for its default.
+        solver_iterations: Constraint-solver iterations, or ``None`` for the engine's default.
         shard: ``(first_env, total_envs)`` when this simulation holds environments
             ``first_env .. first_env + num_envs - 1`` of a larger batch split over processes: origins and
             world membership are those of the global indices, so a shard computes exactly what the same
             environments compute in one process. ``first_env`` must be a multiple of ``envs_per_world``.
         visuals: Load drawable models for :meth:`render`: robots get a visual copy of each collision shape
             and props/fixtures without a colour get a default one. Visual shapes do not change the physics.
+        engine: Name of the physics engine (see :func:`simulo.engine.registry.available_engines`).
 
     Raises:
         SceneError: The scene is already simulated, or an item cannot be built.
         SimuloValueError: A bad ``dt``, ``gravity`` or ``envs_per_world``.
+        UnknownEngineError: ``engine`` is not a registered engine name (a ``SimuloValueError``).
     """
 
     def __init__(self, scene: Scene, dt: float = 1.0 / 240.0, num_envs: int | None = None,
                  gravity: Sequence[float] = (0.0, 0.0, -9.81), envs_per_world: int | None = None,
                  use_torch: bool = False, solver_iterations: int | None = None,
-                 shard: tuple[int, int] | None = None, visuals: bool = False) -> None:
+                 shard: tuple[int, int] | None = None, visuals: bool = False, engine: str = "pybullet") -> None:
         if not isinstance(scene, Scene):
             raise SceneError(f"Simulation needs a simulo.Scene, got {scene!r}")
-        if scene._simulation is not None:
+        if scene.runtime_simulation is not None:
             raise SceneError("this scene is already attached to a Simulation; close that one first")
         if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0 < dt < float("inf"):
             raise SimuloValueError(f"dt must be a finite number of seconds > 0, got {dt!r}")
-        gravity = tuple(gravity) if hasattr(gravity, "__iter__") and not isinstance(gravity, str) else (gravity,)
-        if len(gravity) != 3 or not all(isinstance(g, numbers.Real) and not isinstance(g, bool) and math.isfinite(g)
-                                        for g in gravity):
-            raise SimuloValueError(f"gravity must be three finite numbers (m/s²), got {gravity!r}")
-        from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD, MAX_ENVS_PER_WORLD, PyBulletEngine
-
+        given: tuple[Any, ...] = (tuple(gravity) if hasattr(gravity, "__iter__") and not isinstance(gravity, str)
+                                  else (gravity,))
+        if len(given) != 3 or not all(isinstance(g, numbers.Real) and not isinstance(g, bool) and math.isfinite(g)
+                                      for g in given):
+            raise SimuloValueError(f"gravity must be three finite numbers (m/s²), got {given!r}")
+        factory = engine_factory(engine)
+        max_per_world = factory.max_envs_per_world
         if envs_per_world is not None and (isinstance(envs_per_world, bool) or not isinstance(envs_per_world, int)
-                                           or not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD):
-            raise SimuloValueError(f"envs_per_world must be an integer from 1 to {MAX_ENVS_PER_WORLD}, "
+                                           or not 1 <= envs_per_world <= max_per_world):
+            raise SimuloValueError(f"envs_per_world must be an integer from 1 to {max_per_world}, "
                                    f"got {envs_per_world!r}")
         old_num_envs = scene.num_envs
         if num_envs is not None:
             scene.num_envs = num_envs
         try:  # nothing half-applied: a refused override leaves the scene's num_envs as it was
-            scene._check_layout()
+            scene.runtime_check_layout()
             shared = [e.path for e in scene.items_of("robot") + scene.items_of("prop") if not e.per_environment]
             if shared and scene.num_envs > 1:
                 raise SceneError(f"shared (per_environment=False) robots/props {shared} need num_envs == 1, "
                                  f"got {scene.num_envs}")
-            per_world = envs_per_world or DEFAULT_ENVS_PER_WORLD
+            per_world = envs_per_world or factory.default_envs_per_world
             if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2):
                 raise SceneError(f"shard must be (first_env, total_envs), got {shard!r}")
             first, total = (0, scene.num_envs) if shard is None else shard
@@ -121,18 +122,19 @@ class Simulation:
         self.num_envs = scene.num_envs
         self.tensors = Tensors(use_torch)
         self.step_count = 0
-        self._engine = PyBulletEngine(self.num_envs, self.dt, tuple(gravity), per_world, solver_iterations)
+        self.engine_name = engine
+        self._engine = create_engine(engine, self.num_envs, self.dt, given, per_world, solver_iterations)
         self._origins = grid_origins(total, float(scene.env_spacing))[first:first + self.num_envs].copy()
-        self._robots: list[Any] = []
-        self._props: list[Any] = []
-        scene._simulation = self
+        self._robots: list[Robot] = []
+        self._props: list[Prop] = []
+        scene.runtime_attach(self)
         try:
             self._build()
         except BaseException:
             self.close()
             scene.num_envs = old_num_envs
             raise
-        scene._origins = self.tensors.out(self._origins)
+        scene.runtime_set_origins(self.tensors.out(self._origins))
 
     # -- building ----------------------------------------------------------------------------------
     def _world_poses(self, local: Pose, path: str, per_environment: bool) -> np.ndarray:
@@ -147,7 +149,8 @@ class Simulation:
             item, path, kind, per_env = entry["item"], entry["path"], entry["kind"], entry["per_environment"]
             if kind == "terrain":
                 if item.kind != "plane":
-                    raise SceneError(f"terrain kind {item.kind!r} at {path!r} is not available on PyBullet; use Terrain.plane()")
+                    raise SceneError(f"terrain kind {item.kind!r} at {path!r} is not available on the "
+                                     f"{self.engine_name!r} engine; use Terrain.plane()")
                 self._engine.add_plane(item.height, item.static_friction, item.restitution)
             elif kind == "robot":
                 self._build_robot(item, path, per_env)
@@ -156,17 +159,18 @@ class Simulation:
                 poses = self._world_poses(item.shape.pose, path, per_env)
                 batch = self._engine.add_rigid(kind_name, dims, item.shape.physics.mass, poses, self._color(item.shape))
                 self._props.append(item)
-                item._attach(batch, self.tensors, poses)
+                item.runtime_attach(batch, self.tensors, poses)
             elif kind == "fixture":
                 kind_name, dims = item.engine_geometry()
-                self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env), self._color(item))
+                self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env),
+                                       self._color(item))
 
     def _color(self, shape: Any) -> tuple[float, float, float] | None:
         if shape.color is None and self.visuals:
             return (0.2, 0.6, 0.3) if shape.physics is not None else (0.6, 0.5, 0.4)
         return shape.color
 
-    def _build_robot(self, robot: Any, path: str, per_env: bool) -> None:
+    def _build_robot(self, robot: Robot, path: str, per_env: bool) -> None:
         asset = robot.asset.with_collision_visuals() if self.visuals else robot.asset
         local = robot.initial_pose
         if local.is_identity and asset.spawn_pose is not None:
@@ -179,7 +183,7 @@ class Simulation:
         self_collision = bool(robot.articulation.enable_self_collision)
         batch = self._engine.add_articulation(asset.urdf_path(), poses, fixed, robot.scale[0], self_collision)
         self._robots.append(robot)  # listed first, so that close() detaches it if attaching fails half-way
-        robot._attach(batch, self.tensors, poses)
+        robot.runtime_attach(batch, self.tensors, poses)
 
     # -- running -----------------------------------------------------------------------------------
     @property
@@ -194,22 +198,23 @@ class Simulation:
 
     @property
     def worlds(self) -> int:
-        """Number of PyBullet clients the environments are split over."""
-        return len(self._engine.worlds)
+        """Number of engine worlds (PyBullet clients) the environments are split over."""
+        return self._engine.num_worlds
 
     def render(self, env: int = 0, width: int = 320, height: int = 240,
                eye: Sequence[float] = (1.1, -0.9, 0.7), target: Sequence[float] = (0.3, 0.1, 0.1)) -> np.ndarray:
         """Draw environment ``env`` from a camera at ``eye`` looking at ``target`` (relative to its origin).
 
-        Returns RGB (height, width, 3) uint8 from PyBullet's CPU renderer. Build the simulation with
+        Returns RGB (height, width, 3) uint8 from the engine's CPU renderer. Build the simulation with
         ``visuals=True`` so that robots have something to draw.
         """
         ids = self.tensors.env_ids([env], self.num_envs)
-        for name, value in (("width", width), ("height", height)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 8 <= value <= 4096:
-                raise SimuloValueError(f"render {name} must be an integer pixel count in 8..4096, got {value!r}")
+        for name, size in (("width", width), ("height", height)):
+            if isinstance(size, bool) or not isinstance(size, int) or not 8 <= size <= 4096:
+                raise SimuloValueError(f"render {name} must be an integer pixel count in 8..4096, got {size!r}")
         points = []
         for name, value in (("eye", eye), ("target", target)):
+            point: np.ndarray | None
             try:
                 point = np.asarray(value, dtype=float)
             except (TypeError, ValueError):
@@ -240,15 +245,15 @@ class Simulation:
 
     def close(self) -> None:
         """Disconnect the engine and detach the scene's robots and props."""
-        for item in self._robots + self._props:
-            item._detach()
+        for robot in self._robots:
+            robot.runtime_detach()
+        for prop in self._props:
+            prop.runtime_detach()
         self._robots, self._props = [], []
         self._engine.close()
-        if self.scene._simulation is self:  # a second close must not detach a newer simulation of the scene
-            self.scene._simulation = None
-            self.scene._origins = None
+        self.scene.runtime_detach(self)  # a second close must not detach a newer simulation of the scene
 
-    def __enter__(self) -> "Simulation":
+    def __enter__(self) -> Simulation:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -9,11 +9,13 @@ state views stay live. torch is imported only when a torch tensor is seen or ask
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from simulo.errors import EnvIdError, NonFiniteError, ShapeError, SimuloValueError
+from simulo.math.batched import normalize_quat
 
 
 def is_torch(value: Any) -> bool:
@@ -118,3 +120,19 @@ def index_array(tensors: Tensors | None, value: Any, size: int, name: str, what:
     if (counts > 1).any():
         raise err(f"{name} repeats {uniq[counts > 1].tolist()}; each {what} may appear once")
     return arr
+
+
+def unit_poses(poses: np.ndarray) -> np.ndarray:
+    """A copy of poses (N, 7) ``[x, y, z, qw, qx, qy, qz]`` with unit quaternions.
+
+    Raises:
+        SimuloValueError: A quaternion has zero length (the message names the first such row).
+    """
+    zero = np.linalg.norm(poses[:, 3:], axis=1) < 1e-9
+    if zero.any():
+        bad = int(np.argmax(zero))
+        raise SimuloValueError(f"pose row {bad} has a zero quaternion {poses[bad, 3:].tolist()}; expected "
+                               "[qw, qx, qy, qz] of unit length")
+    out = poses.copy()
+    out[:, 3:] = normalize_quat(poses[:, 3:])
+    return out

@@ -1,64 +1,68 @@
-"""One PyBullet DIRECT client ("world") and the calls simulo makes on it.
+"""One PyBullet DIRECT client ("world"): the one owner of every PyBullet call simulo makes.
 
-This module and :mod:`simulo.engine.pybullet.batch` are the only code in simulo that imports
-``pybullet``. Quaternions cross the boundary here: simulo is w-first ``(qw, qx, qy, qz)``, PyBullet is
-``(x, y, z, w)``; :func:`to_pb_quat` and :func:`from_pb_quat` are the one place that converts.
+No other module calls ``pybullet`` (the batches in :mod:`simulo.engine.pybullet` call methods of this class,
+as panda-gym's ``PyBullet`` class owns its client). Quaternions cross the boundary here: simulo is w-first
+``(qw, qx, qy, qz)``, PyBullet is ``(x, y, z, w)``; :func:`to_pb_quat` and :func:`from_pb_quat` are the one
+place that converts, and every method takes and returns w-first quaternions.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pybullet as p
 import pybullet_data
 
+from simulo.engine.base import JointInfo
+
 PLANE_URDF = str(Path(pybullet_data.getDataPath()) / "plane.urdf")
 
+#: A position or quaternion argument: any sequence of floats, numpy arrays included.
+Vec3 = Sequence[float] | np.ndarray
+Quat = tuple[float, float, float, float]
+#: A joint state as PyBullet reports it: (position, velocity, reaction forces, applied motor effort).
+JointState = tuple[float, float, tuple[float, ...], float]
 
-def to_pb_quat(q_wxyz: Sequence[float]) -> tuple[float, float, float, float]:
+
+def to_pb_quat(q_wxyz: Vec3) -> Quat:
     """w-first quaternion -> PyBullet's (x, y, z, w)."""
     return (float(q_wxyz[1]), float(q_wxyz[2]), float(q_wxyz[3]), float(q_wxyz[0]))
 
 
-def from_pb_quat(q_xyzw: Sequence[float]) -> tuple[float, float, float, float]:
+def from_pb_quat(q_xyzw: Sequence[float]) -> Quat:
     """PyBullet's (x, y, z, w) -> w-first quaternion."""
     return (q_xyzw[3], q_xyzw[0], q_xyzw[1], q_xyzw[2])
-
-
-@dataclass(frozen=True)
-class JointInfo:
-    """One PyBullet joint of a multibody, as loaded.
-
-    Attributes:
-        index: PyBullet joint index (equals the index of its child link).
-        name: Joint name from the URDF.
-        kind: ``"revolute"``, ``"prismatic"`` or ``"fixed"`` (PyBullet folds continuous into revolute).
-        link_name: Name of the child link.
-        lower: Lower position limit (rad or m); ``lower > upper`` means unlimited.
-        upper: Upper position limit.
-        max_force: URDF effort limit.
-        max_velocity: URDF velocity limit.
-    """
-
-    index: int
-    name: str
-    kind: str
-    link_name: str
-    lower: float
-    upper: float
-    max_force: float
-    max_velocity: float
 
 
 _KINDS = {p.JOINT_REVOLUTE: "revolute", p.JOINT_PRISMATIC: "prismatic", p.JOINT_FIXED: "fixed",
           p.JOINT_SPHERICAL: "spherical", p.JOINT_PLANAR: "planar"}
 
 
+def rotation_matrix(q_wxyz: Vec3) -> np.ndarray:
+    """Rotation matrix (3, 3) of a quaternion, as PyBullet computes it."""
+    return np.asarray(p.getMatrixFromQuaternion(to_pb_quat(q_wxyz))).reshape(3, 3)
+
+
+def multiply_transforms(pos_a: Vec3, quat_a: Vec3, pos_b: Vec3, quat_b: Vec3
+                        ) -> tuple[Vec3, Quat]:
+    """The transform ``a * b`` as PyBullet computes it (w-first quaternions in and out)."""
+    pos, orn = p.multiplyTransforms(pos_a, to_pb_quat(quat_a), pos_b, to_pb_quat(quat_b))
+    return pos, from_pb_quat(orn)
+
+
+def invert_transform(pos: Vec3, quat: Vec3) -> tuple[Vec3, Quat]:
+    """The inverse transform as PyBullet computes it (w-first quaternions in and out)."""
+    inv_pos, inv_orn = p.invertTransform(pos, to_pb_quat(quat))
+    return inv_pos, from_pb_quat(inv_orn)
+
+
 class PyBulletWorld:
     """A PyBullet physics client in DIRECT mode (no window, CPU only).
+
+    Bodies are PyBullet body ids; links are PyBullet link indices (-1 is the base); joints are PyBullet
+    joint indices. Those stay inside :mod:`simulo.engine.pybullet`.
 
     Args:
         dt: Physics time step in seconds.
@@ -84,7 +88,7 @@ class PyBulletWorld:
         self.set_dynamics(body, -1, friction=friction, restitution=restitution)
         return body
 
-    def load_urdf(self, path: Path, position: Sequence[float], quat_wxyz: Sequence[float], fixed_base: bool,
+    def load_urdf(self, path: Path, position: Vec3, quat_wxyz: Vec3, fixed_base: bool,
                   scale: float = 1.0, self_collision: bool = False) -> int:
         """Load a URDF file; PyBullet's default flags (inertia recomputed from mass and collision shape)."""
         flags = p.URDF_USE_SELF_COLLISION if self_collision else 0
@@ -92,12 +96,13 @@ class PyBulletWorld:
         return p.loadURDF(str(path), basePosition=tuple(position), baseOrientation=to_pb_quat(quat_wxyz),
                           useFixedBase=fixed_base, flags=flags, physicsClientId=self.cid, **kwargs)
 
-    def add_shape(self, kind: str, dims: Sequence[float], mass: float, position: Sequence[float],
-                  quat_wxyz: Sequence[float], color: Sequence[float] | None = None) -> int:
+    def add_shape(self, kind: str, dims: Sequence[float], mass: float, position: Vec3,
+                  quat_wxyz: Vec3, color: Sequence[float] | None = None) -> int:
         """Create a single rigid body: ``box`` (half extents), ``sphere`` (radius) or ``cylinder`` (radius, height).
 
         A mass of 0 makes the body static. A visual shape is added only when ``color`` is given.
         """
+        vis_kw: dict[str, float | list[float]]
         if kind == "box":
             col = p.createCollisionShape(p.GEOM_BOX, halfExtents=list(dims), physicsClientId=self.cid)
             vis_kw = {"halfExtents": list(dims)}
@@ -117,20 +122,20 @@ class PyBulletWorld:
                                  basePosition=list(position), baseOrientation=list(to_pb_quat(quat_wxyz)),
                                  physicsClientId=self.cid)
 
-    def add_gear(self, body: int, link_a: int, link_b: int, ratio: float, erp: float, max_force: float) -> int:
+    def add_gear(self, body: int, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> int:
         """Couple two joints of one body with PyBullet's JOINT_GEAR constraint (``ratio`` -1 mirrors them)."""
-        gear = p.createConstraint(body, link_a, body, link_b, p.JOINT_GEAR, [0, 1, 0], [0, 0, 0], [0, 0, 0],
+        gear = p.createConstraint(body, joint_a, body, joint_b, p.JOINT_GEAR, [0, 1, 0], [0, 0, 0], [0, 0, 0],
                                   physicsClientId=self.cid)
         p.changeConstraint(gear, gearRatio=ratio, erp=erp, maxForce=max_force, physicsClientId=self.cid)
         return gear
 
-    # -- queries and settings ----------------------------------------------------------------------
+    # -- model queries and settings ----------------------------------------------------------------
     def joints(self, body: int) -> list[JointInfo]:
-        """Every joint of a body in PyBullet order (the URDF's order)."""
+        """Every joint of a body, fixed ones included, in PyBullet order (the URDF's): entry ``k`` is joint ``k``."""
         out = []
         for j in range(p.getNumJoints(body, physicsClientId=self.cid)):
             info = p.getJointInfo(body, j, physicsClientId=self.cid)
-            out.append(JointInfo(j, info[1].decode(), _KINDS.get(info[2], "other"), info[12].decode(),
+            out.append(JointInfo(info[1].decode(), _KINDS.get(info[2], "other"), info[12].decode(),
                                  info[8], info[9], info[10], info[11]))
         return out
 
@@ -163,10 +168,10 @@ class PyBulletWorld:
         """Mass of one link in kg."""
         return p.getDynamicsInfo(body, link, physicsClientId=self.cid)[0]
 
-    def inertial_offset(self, body: int, link: int) -> tuple[Sequence[float], Sequence[float]]:
-        """Position and PyBullet quaternion of a link's centre of mass in its link frame."""
+    def inertial_offset(self, body: int, link: int) -> tuple[Vec3, Quat]:
+        """Position and quaternion of a link's centre of mass in its link frame."""
         info = p.getDynamicsInfo(body, link, physicsClientId=self.cid)
-        return info[3], info[4]
+        return info[3], from_pb_quat(info[4])
 
     def disable_collisions(self, body: int) -> None:
         """Make a body collide with nothing."""
@@ -183,8 +188,105 @@ class PyBulletWorld:
             return len(p.getContactPoints(body_a, body_b, physicsClientId=self.cid))
         return len(p.getContactPoints(body_a, body_b, linkIndexA=link_a, physicsClientId=self.cid))
 
-    def render(self, width: int, height: int, eye: Sequence[float], target: Sequence[float],
-               fov_deg: float = 45.0) -> np.ndarray:
+    # -- state -------------------------------------------------------------------------------------
+    def base_pose(self, body: int) -> tuple[Vec3, Quat]:
+        """Position and quaternion of the base's centre-of-mass frame."""
+        pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=self.cid)
+        return pos, from_pb_quat(orn)
+
+    def base_velocity(self, body: int) -> tuple[Vec3, Vec3]:
+        """Linear velocity of the base's centre of mass and angular velocity, world axes."""
+        return p.getBaseVelocity(body, physicsClientId=self.cid)
+
+    def joint_states(self, body: int, joints: Sequence[int]) -> list[JointState]:
+        """PyBullet's joint states of the given joints."""
+        return p.getJointStates(body, joints, physicsClientId=self.cid)
+
+    def link_frames(self, body: int, links: Sequence[int]) -> list[float]:
+        """The link frames' poses, flat: ``[x, y, z, qw, qx, qy, qz]`` per link, forward kinematics recomputed."""
+        if len(links) == 1:
+            states = (p.getLinkState(body, links[0], computeForwardKinematics=1, physicsClientId=self.cid),)
+        else:
+            states = p.getLinkStates(body, links, computeForwardKinematics=1, physicsClientId=self.cid)
+        flat: list[float] = []
+        for s in states:
+            flat += s[4]
+            flat += from_pb_quat(s[5])
+        return flat
+
+    def link_states(self, body: int, links: Sequence[int]) -> list[tuple[Vec3, Quat, Vec3, Vec3, Vec3]]:
+        """Per link: frame position, frame quaternion, centre of mass, and the centre of mass's linear and the
+        link's angular velocity (world axes), forward kinematics recomputed."""
+        states = p.getLinkStates(body, list(links), computeLinkVelocity=1, computeForwardKinematics=1,
+                                 physicsClientId=self.cid)
+        return [(s[4], from_pb_quat(s[5]), s[0], s[6], s[7]) for s in states]
+
+    def link_com(self, body: int, link: int) -> Vec3:
+        """World position of a link's centre of mass, forward kinematics recomputed."""
+        return p.getLinkState(body, link, computeForwardKinematics=1, physicsClientId=self.cid)[0]
+
+    # -- writes ------------------------------------------------------------------------------------
+    def reset_joints(self, body: int, joints: Sequence[int], q: Sequence[float], qd: Sequence[float]) -> None:
+        """Teleport the given joints to positions ``q`` and velocities ``qd`` (one at a time, in order)."""
+        for idx, qj, qdj in zip(joints, q, qd):
+            p.resetJointState(body, idx, qj, qdj, physicsClientId=self.cid)
+
+    def reset_base_pose(self, body: int, position: Vec3, quat_wxyz: Vec3) -> None:
+        """Teleport the base's centre-of-mass frame."""
+        p.resetBasePositionAndOrientation(body, position, to_pb_quat(quat_wxyz), physicsClientId=self.cid)
+
+    def reset_base_velocity(self, body: int, linear: Vec3, angular: Vec3) -> None:
+        """Set the base's centre-of-mass linear velocity and its angular velocity."""
+        p.resetBaseVelocity(body, linear, angular, physicsClientId=self.cid)
+
+    def disable_motors(self, body: int, joints: Sequence[int]) -> None:
+        """Switch off the velocity motors PyBullet puts on every joint (zero target, zero force)."""
+        zeros = [0.0] * len(joints)
+        p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=zeros, forces=zeros,
+                                    physicsClientId=self.cid)
+
+    def position_motors(self, body: int, joints: Sequence[int], positions: Sequence[float],
+                        velocities: Sequence[float], forces: Sequence[float], position_gains: Sequence[float],
+                        velocity_gains: Sequence[float]) -> None:
+        """Drive joints with PyBullet's ``POSITION_CONTROL`` motor."""
+        p.setJointMotorControlArray(body, joints, p.POSITION_CONTROL, targetPositions=positions,
+                                    targetVelocities=velocities, forces=forces, positionGains=position_gains,
+                                    velocityGains=velocity_gains, physicsClientId=self.cid)
+
+    def velocity_motors(self, body: int, joints: Sequence[int], velocities: Sequence[float],
+                        forces: Sequence[float], velocity_gains: Sequence[float]) -> None:
+        """Drive joints with PyBullet's ``VELOCITY_CONTROL`` motor."""
+        p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=velocities, forces=forces,
+                                    velocityGains=velocity_gains, physicsClientId=self.cid)
+
+    def joint_torques(self, body: int, joints: Sequence[int], torques: Sequence[float]) -> None:
+        """Apply joint torques (forces on prismatic joints) for the next step."""
+        p.setJointMotorControlArray(body, joints, p.TORQUE_CONTROL, forces=torques, physicsClientId=self.cid)
+
+    def cancel_gravity(self, body: int, num_links: int) -> None:
+        """For the next step, push every link of a body up with m·g at its centre of mass."""
+        g = np.asarray(self.gravity)
+        pos, _ = p.getBasePositionAndOrientation(body, physicsClientId=self.cid)
+        p.applyExternalForce(body, -1, (-self.mass(body, -1) * g).tolist(), pos, p.WORLD_FRAME,
+                             physicsClientId=self.cid)
+        for link in range(num_links):
+            com = self.link_com(body, link)
+            p.applyExternalForce(body, link, (-self.mass(body, link) * g).tolist(), com, p.WORLD_FRAME,
+                                 physicsClientId=self.cid)
+
+    # -- dynamics ----------------------------------------------------------------------------------
+    def jacobian(self, body: int, link: int, point: Vec3, q: Sequence[float], zeros: Sequence[float]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """PyBullet's ``calculateJacobian`` (linear, angular) at ``point`` in the link frame, base axes."""
+        lin, ang = p.calculateJacobian(body, link, point, q, zeros, zeros, physicsClientId=self.cid)
+        return np.asarray(lin), np.asarray(ang)
+
+    def mass_matrix(self, body: int, q: Sequence[float]) -> np.ndarray:
+        """PyBullet's ``calculateMassMatrix`` at joint positions ``q``."""
+        return np.asarray(p.calculateMassMatrix(body, q, physicsClientId=self.cid))
+
+    # -- rendering and stepping --------------------------------------------------------------------
+    def render(self, width: int, height: int, eye: Vec3, target: Vec3, fov_deg: float = 45.0) -> np.ndarray:
         """Draw the world with PyBullet's CPU TinyRenderer; returns RGB (height, width, 3) uint8.
 
         Only links with visual shapes are drawn.
@@ -194,7 +296,6 @@ class PyBulletWorld:
         img = p.getCameraImage(width, height, view, proj, renderer=p.ER_TINY_RENDERER, physicsClientId=self.cid)
         return np.reshape(np.asarray(img[2], dtype=np.uint8), (height, width, 4))[:, :, :3].copy()
 
-    # -- stepping ----------------------------------------------------------------------------------
     def step(self) -> None:
         """Advance the world by one time step."""
         p.stepSimulation(physicsClientId=self.cid)

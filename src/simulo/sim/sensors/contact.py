@@ -1,4 +1,4 @@
-"""Sensors attached to robots with ``robot.add_sensor(sensor, attach_to=...)``."""
+"""``simulo.ContactSensor``: contact points between some bodies of a robot and a prop."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from simulo.errors import NotAttachedError, SimuloValueError
 
 if TYPE_CHECKING:
     from simulo.sim.prop import Prop
-    from simulo.sim.robot import Robot
+    from simulo.sim.robot_data import RobotData
 
 
 class ContactSensor:
@@ -23,9 +23,12 @@ class ContactSensor:
     Args:
         other: The prop whose contacts are counted.
         name: Sensor name.
+
+    Raises:
+        SimuloValueError: ``other`` is not a :class:`simulo.Prop`.
     """
 
-    def __init__(self, other: "Prop", name: str = "contacts") -> None:
+    def __init__(self, other: Prop, name: str = "contacts") -> None:
         from simulo.sim.prop import Prop
 
         if not isinstance(other, Prop):
@@ -36,7 +39,7 @@ class ContactSensor:
         self.update_period = 0.0  # contacts are queried when read
         self.enabled = True
         self.debug_vis = False
-        self._robot: Robot | None = None
+        self._data: RobotData | None = None
         self._bodies: list[int] = []
 
     @property
@@ -49,35 +52,37 @@ class ContactSensor:
         """Indices of the robot bodies this sensor watches."""
         return list(self._bodies)
 
-    def _bind(self, robot: "Robot", attach_to: str) -> None:
-        self._robot = robot
-        self._bodies = robot.find_bodies(attach_to)
+    def runtime_bind(self, data: RobotData, attach_to: str) -> None:
+        """Find the watched bodies (runtime hook: the robot calls it when it is attached).
 
-    def _require(self) -> "Robot":
+        Raises:
+            NameNotFoundError: ``attach_to`` matches no body.
+        """
+        self._bodies = data.find_bodies(attach_to)
+        self._data = data
+
+    def _require(self) -> RobotData:
         if not self.enabled:
             raise SimuloValueError(f"contact sensor {self._name!r} is disabled (enabled=False)")
-        if self._robot is None or self._robot._rt is None or self.other._rt is None:
+        if self._data is None or not self._data.attached or not self.other.runtime_attached:
             raise NotAttachedError("ContactSensor is read after the simulation has attached its robot and prop")
-        return self._robot
+        return self._data
 
     def read_per_body(self) -> Any:
         """Contact points per watched body (num_envs, len(bodies))."""
-        robot = self._require()
-        rt = robot._rt
-        assert rt is not None and self.other._rt is not None
-        counts = rt.batch.contact_counts(self.other._rt.batch, [b - 1 for b in self._bodies])
-        return rt.tensors.out(counts.astype(np.int64))
+        data = self._require()
+        counts = data.batch.contact_counts(self.other.data.batch, self._bodies)
+        return data.tensors.out(counts.astype(np.int64))
 
     def read(self) -> Any:
         """Total contact points with the prop per environment (num_envs,)."""
-        robot = self._require()
-        rt = robot._rt
-        assert rt is not None and self.other._rt is not None
-        if len(self._bodies) == len(rt.body_names):
-            counts = rt.batch.contact_counts(self.other._rt.batch, None)
+        data = self._require()
+        other = self.other.data.batch
+        if len(self._bodies) == len(data.body_names):
+            counts = data.batch.contact_counts(other, None)
         else:
-            counts = rt.batch.contact_counts(self.other._rt.batch, [b - 1 for b in self._bodies]).sum(axis=1)
-        return rt.tensors.out(np.asarray(counts, dtype=np.int64))
+            counts = data.batch.contact_counts(other, self._bodies).sum(axis=1)
+        return data.tensors.out(np.asarray(counts, dtype=np.int64))
 
     def update(self, dt: float) -> None:
         """Contacts are queried on read; nothing to refresh."""

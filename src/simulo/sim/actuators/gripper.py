@@ -1,4 +1,4 @@
-"""Actuators attached to robots with ``robot.add_actuator(actuator, attach_to=...)``."""
+"""``simulo.ParallelGripper``: a two-finger gripper added with ``robot.add_actuator(gripper, attach_to=...)``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from simulo.errors import NotAttachedError, SimuloValueError
 
 if TYPE_CHECKING:
-    from simulo.sim.robot import Robot
+    from simulo.sim.robot_data import RobotData
 
 
 class ParallelGripper:
@@ -49,7 +49,7 @@ class ParallelGripper:
         self._name = name
         self.path: str | None = None
         self.enabled = True
-        self._robot: Robot | None = None
+        self._data: RobotData | None = None
         self._cols = np.zeros(0, dtype=np.int64)
 
     @property
@@ -62,27 +62,33 @@ class ParallelGripper:
         """Robot joint indices of the two fingers."""
         return self._cols.tolist()
 
-    def _bind(self, robot: "Robot", attach_to: str) -> None:
-        robot.find_bodies(attach_to)  # the hand must exist
-        cols = [robot.find_joints(j) for j in self.joints]
+    def runtime_bind(self, data: RobotData, attach_to: str) -> None:
+        """Find the fingers and couple them (runtime hook: the robot calls it when it is attached).
+
+        Raises:
+            NameNotFoundError: ``attach_to`` or a finger joint matches nothing.
+            SimuloValueError: The fingers are not two distinct prismatic joints.
+        """
+        data.find_bodies(attach_to)  # the hand must exist
+        cols = [data.find_joints(j) for j in self.joints]
         if any(len(c) != 1 for c in cols) or cols[0] == cols[1]:
             raise SimuloValueError(f"ParallelGripper joints {self.joints} must each match exactly one distinct joint, "
                                    f"matched {cols}")
-        kinds = [robot._rt.joint_kinds[c[0]] for c in cols]  # type: ignore[union-attr]
+        kinds = [data.joint_kinds[c[0]] for c in cols]
         if kinds != ["prismatic", "prismatic"]:
             raise SimuloValueError(f"ParallelGripper fingers must be prismatic joints, {self.joints} are {kinds}")
-        self._robot = robot
+        self._data = data
         self._cols = np.array([cols[0][0], cols[1][0]])
         if self.coupled:
-            robot._rt.batch.add_gear(int(self._cols[0]), int(self._cols[1]), self.gear_ratio,  # type: ignore[union-attr]
-                                     self.gear_erp, self.gear_max_force)
+            data.batch.add_gear(int(self._cols[0]), int(self._cols[1]), self.gear_ratio, self.gear_erp,
+                                self.gear_max_force)
 
-    def _require(self) -> "Robot":
+    def _require(self) -> RobotData:
         if not self.enabled:
             raise SimuloValueError(f"gripper {self._name!r} is disabled (enabled=False)")
-        if self._robot is None or self._robot._rt is None:
+        if self._data is None or not self._data.attached:
             raise NotAttachedError("ParallelGripper is commanded after the simulation has attached its robot")
-        return self._robot
+        return self._data
 
     def command(self, opening: Any, force: float, env_ids: Any = None) -> None:
         """Drive each finger to ``opening`` (m from the centre line) with at most ``force`` N per finger.
@@ -92,17 +98,15 @@ class ParallelGripper:
             force: Force limit per finger, N (> 0).
             env_ids: Environments to command; None for all.
         """
-        robot = self._require()
-        rt = robot._rt
-        assert rt is not None
+        data = self._require()
         if not isinstance(force, (int, float)) or not math.isfinite(force) or force <= 0:
             raise SimuloValueError(f"gripper force must be a finite number > 0 N, got {force!r}")
-        ids = rt.tensors.env_ids(env_ids, rt.num_envs)
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
         if isinstance(opening, (int, float)):
             opening = np.full(len(ids), float(opening))
-        target = rt.tensors.floats(opening, (len(ids),), "opening")
-        robot.set_joint_position_target(np.stack([target, target], axis=1), joint_ids=self._cols, env_ids=ids)
-        robot._set_motor_force(np.full((len(ids), 2), float(force)), self._cols, ids)
+        target = data.tensors.floats(opening, (len(ids),), "opening")
+        data.set_position_targets(np.stack([target, target], axis=1), self._cols, ids)
+        data.set_motor_force(np.full((len(ids), 2), float(force)), self._cols, ids)
 
     def set_command(self, command: Any) -> None:
         """Protocol form of :meth:`command`: a mapping with ``opening``, ``force`` and optional ``env_ids``."""
@@ -112,22 +116,14 @@ class ParallelGripper:
 
     def gap(self) -> Any:
         """Distance between the fingers (sum of the two openings), m, per environment (num_envs,)."""
-        robot = self._require()
-        rt = robot._rt
-        assert rt is not None
-        return rt.tensors.out(rt.q[:, self._cols[0]] + rt.q[:, self._cols[1]])
+        data = self._require()
+        return data.tensors.out(data.q[:, self._cols[0]] + data.q[:, self._cols[1]])
 
     def get_state(self) -> Any:
         """Finger openings (num_envs, 2), m."""
-        robot = self._require()
-        rt = robot._rt
-        assert rt is not None
-        return rt.tensors.out(rt.q[:, self._cols].copy())
+        data = self._require()
+        return data.tensors.out(data.q[:, self._cols].copy())
 
     def reset(self) -> None:
         """Clear the finger targets and force limits in every environment (the fingers go passive)."""
-        rt = self._require()._rt
-        assert rt is not None
-        rt.pos_t[:, self._cols] = np.nan
-        rt.motor_force[:, self._cols] = rt.base_motor_force[:, self._cols]
-        rt.commands_changed = True
+        self._require().release_joints(self._cols)

@@ -1,0 +1,277 @@
+"""The engine interface: the only thing the simulation layer (:mod:`simulo.sim`) sees of a physics engine.
+
+An engine holds ``num_envs`` environments (on PyBullet, split over several physics clients; on MuJoCo, one
+model and many data). The simulation layer talks to it through three Protocols:
+
+* :class:`Engine`: the batch of worlds; spawns planes, articulations and rigid bodies, steps, renders, closes;
+* :class:`ArticulationBatch`: one copy of an articulated robot per environment;
+* :class:`RigidBatch`: one single-body rigid object per environment.
+
+Conventions every engine follows:
+
+* arrays are float64 numpy arrays whose first axis is the environment (or a list ``env_ids`` of them);
+* poses are ``[x, y, z, qw, qx, qy, qz]`` (w-first) of a link's URDF frame, not of its centre of mass;
+  velocities are ``[vx, vy, vz, wx, wy, wz]`` of that frame's origin, world axes. An engine converts its own
+  conventions in exactly one place;
+* joints are the model's non-fixed joints in document order and are addressed by column ``0 .. J-1``;
+  bodies are the root link followed by every other link in document order, addressed by index ``0 .. B-1``.
+  Engine-internal indices never leave the engine.
+
+Engines are chosen by name through :mod:`simulo.engine.registry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+#: Environment indices: a list or an integer array of distinct indices, any order.
+EnvIds = Sequence[int] | np.ndarray
+
+
+class ControlMode(IntEnum):
+    """How one joint of one environment is driven during a physics step.
+
+    The values are stored in ``int8`` arrays of shape (num_envs, num_joints).
+    """
+
+    #: No drive: the joint moves freely (the engine's default motors are off).
+    PASSIVE = 0
+    #: The engine's own position motor, with its solver gains and force limit.
+    POSITION_MOTOR = 1
+    #: The engine's own velocity motor, with its velocity gain and force limit.
+    VELOCITY_MOTOR = 2
+    #: An explicit joint torque (or force), applied for one step.
+    TORQUE = 3
+
+
+@dataclass(frozen=True)
+class JointInfo:
+    """One joint of a model, as the engine loaded it.
+
+    Attributes:
+        name: Joint name from the model file.
+        kind: ``"revolute"`` (continuous included), ``"prismatic"`` or ``"fixed"``; an engine that cannot
+            drive a kind refuses the model when it is loaded.
+        link_name: Name of the joint's child link (a body name).
+        lower: Lower position limit (rad or m); ``lower > upper`` means unlimited.
+        upper: Upper position limit.
+        max_force: Effort limit from the model (N·m or N); ``<= 0`` means none given.
+        max_velocity: Velocity limit from the model (rad/s or m/s).
+    """
+
+    name: str
+    kind: str
+    link_name: str
+    lower: float
+    upper: float
+    max_force: float
+    max_velocity: float
+
+
+class RigidBatch(Protocol):
+    """One single-body rigid object per environment. Poses are of the shape's centre."""
+
+    @property
+    def num_envs(self) -> int:
+        """Number of copies."""
+        ...
+
+    def read(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray) -> None:
+        """Write the current poses (num_envs, 7) and velocities (num_envs, 3) into the arrays in place."""
+        ...
+
+    def write_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
+        """Teleport the objects of ``env_ids`` to ``poses`` (len(env_ids), 7)."""
+        ...
+
+    def write_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
+        """Set the velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6) of the objects of ``env_ids``."""
+        ...
+
+    def set_friction(self, friction: float) -> None:
+        """Set the lateral (Coulomb) friction coefficient of every copy."""
+        ...
+
+
+class ArticulationBatch(Protocol):
+    """One copy of an articulated robot per environment.
+
+    ``joints`` lists the non-fixed joints (one column each); ``body_names`` the root link and then every
+    other link. Commands are sent with :meth:`apply` once per physics step; reads fill caller-owned arrays.
+    """
+
+    @property
+    def num_envs(self) -> int:
+        """Number of copies."""
+        ...
+
+    @property
+    def fixed_base(self) -> bool:
+        """Whether the root link is bolted to the world."""
+        ...
+
+    @property
+    def joints(self) -> Sequence[JointInfo]:
+        """The non-fixed joints, in column order."""
+        ...
+
+    @property
+    def body_names(self) -> Sequence[str]:
+        """Body names in body-index order: the root link first."""
+        ...
+
+    # -- state -----------------------------------------------------------------------------------
+    def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
+        """Write joint positions, velocities and the engine motors' efforts (num_envs, J) in place."""
+        ...
+
+    def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
+                  env_ids: EnvIds | None = None) -> None:
+        """Write the root pose and velocity into rows ``env_ids`` (all when ``None``) of the arrays."""
+        ...
+
+    def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
+                    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Poses (E, len(bodies), 7) and, if ``velocity``, velocities (E, len(bodies), 6) of non-root bodies."""
+        ...
+
+    # -- writes ----------------------------------------------------------------------------------
+    def write_joints(self, env_ids: EnvIds, q: np.ndarray, qd: np.ndarray) -> None:
+        """Teleport the joints of ``env_ids`` to ``q``/``qd`` (len(env_ids), J)."""
+        ...
+
+    def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
+        """Teleport the root links of ``env_ids`` to ``poses`` (len(env_ids), 7)."""
+        ...
+
+    def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
+        """Set the root velocities (len(env_ids), 6) of ``env_ids``."""
+        ...
+
+    def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
+              position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
+        """Send one step's joint commands for every environment; every array is (num_envs, J).
+
+        ``mode`` holds :class:`ControlMode` values. Motors use ``position``/``velocity`` targets, ``force`` as
+        their limit and the solver gains; ``TORQUE`` joints get ``torque``; a joint leaving a motor mode has its
+        motor switched off. Entries a joint's mode does not use are ignored (they may be NaN).
+        """
+        ...
+
+    def cancel_gravity(self) -> None:
+        """For the coming step only, apply an upward m·g at every link's centre of mass."""
+        ...
+
+    # -- dynamics queries ------------------------------------------------------------------------
+    def jacobians(self, bodies: Sequence[int], q: np.ndarray) -> np.ndarray:
+        """Jacobians (num_envs, len(bodies), 6, J) of the bodies' frame origins, world axes, joint columns only."""
+        ...
+
+    def mass_matrices(self, q: np.ndarray) -> np.ndarray:
+        """Joint-space mass matrices (num_envs, J, J) at joint positions ``q``."""
+        ...
+
+    def gravity_torques(self, q: np.ndarray) -> np.ndarray:
+        """Joint efforts (num_envs, J) that hold the robot still against gravity at ``q``."""
+        ...
+
+    # -- model edits -----------------------------------------------------------------------------
+    def scale_masses(self, factor: float) -> None:
+        """Multiply every link mass by ``factor`` in every copy (0 makes the robot massless)."""
+        ...
+
+    def set_joint_properties(self, joint: int, *, damping: float | None = None, max_velocity: float | None = None,
+                             limits: tuple[float, float] | None = None) -> None:
+        """Override the given properties of joint column ``joint`` in every copy (``None``: keep)."""
+        ...
+
+    def set_body_friction(self, body: int, friction: float) -> None:
+        """Set the lateral friction coefficient of body ``body`` in every copy."""
+        ...
+
+    def disable_collisions(self) -> None:
+        """Make every copy collide with nothing."""
+        ...
+
+    def add_gear(self, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> None:
+        """Couple two joint columns in every copy (``ratio`` -1 mirrors them)."""
+        ...
+
+    def contact_counts(self, other: RigidBatch, bodies: Sequence[int] | None) -> np.ndarray:
+        """Contact points with ``other`` per environment: (num_envs,) for the whole robot when ``bodies`` is
+        ``None``, else (num_envs, len(bodies)). ``other`` comes from the same engine."""
+        ...
+
+
+class Engine(Protocol):
+    """The worlds of one simulation, holding ``num_envs`` environments."""
+
+    @property
+    def num_envs(self) -> int:
+        """Number of environments."""
+        ...
+
+    @property
+    def num_worlds(self) -> int:
+        """Number of engine worlds the environments are split over."""
+        ...
+
+    def add_plane(self, height: float, friction: float | None, restitution: float | None) -> None:
+        """Add a ground plane, shared by the environments of each world, with its surface at ``height``."""
+        ...
+
+    def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
+                         self_collision: bool = False) -> ArticulationBatch:
+        """Load one copy of a URDF per environment at root-link poses (num_envs, 7).
+
+        Raises:
+            AssetError: The model has joints this engine cannot drive.
+        """
+        ...
+
+    def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
+                  color: Sequence[float] | None = None) -> RigidBatch:
+        """Create one single-body shape per environment: ``box`` (half extents), ``sphere`` (radius) or
+        ``cylinder`` (radius, height); ``mass`` 0 makes it static; a visual shape only when ``color`` is given."""
+        ...
+
+    def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
+        """RGB image (height, width, 3) uint8 of environment ``env``'s world, camera in world coordinates."""
+        ...
+
+    def step(self) -> None:
+        """Advance every world by one time step."""
+        ...
+
+    def close(self) -> None:
+        """Release the worlds; a second call does nothing."""
+        ...
+
+
+class EngineFactory(Protocol):
+    """What the registry holds for an engine: a callable that builds it, plus its batching bounds.
+
+    An engine class with class attributes ``default_envs_per_world`` and ``max_envs_per_world`` and this
+    constructor signature is a factory.
+    """
+
+    @property
+    def default_envs_per_world(self) -> int:
+        """Environments per world when the simulation does not say (chosen by benchmark)."""
+        ...
+
+    @property
+    def max_envs_per_world(self) -> int:
+        """Largest number of environments one world may hold."""
+        ...
+
+    def __call__(self, num_envs: int, dt: float, gravity: Sequence[float], envs_per_world: int,
+                 solver_iterations: int | None) -> Engine:
+        """Build the engine for ``num_envs`` environments stepping by ``dt`` seconds."""
+        ...

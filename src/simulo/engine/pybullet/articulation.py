@@ -1,0 +1,272 @@
+"""One copy of an articulated robot per environment, on PyBullet.
+
+Joints are the URDF's revolute, continuous and prismatic joints in document order; bodies are the root
+link followed by every other link in PyBullet order (body ``k`` is PyBullet link ``k - 1``). Poses are
+``[x, y, z, qw, qx, qy, qz]`` of the URDF link frame: PyBullet reports the base at its centre of mass, so
+the base's inertial offset is applied here both ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from simulo.engine.base import EnvIds, JointInfo, RigidBatch
+from simulo.engine.pybullet.commands import JointCommander
+from simulo.engine.pybullet.rigid import PyBulletRigidBatch
+from simulo.engine.pybullet.world import PyBulletWorld, Vec3, invert_transform, multiply_transforms, rotation_matrix
+from simulo.errors import AssetError, SimuloValueError
+
+
+class PyBulletArticulationBatch:
+    """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
+
+    Args:
+        handles: ``(world, body id)`` of each environment's copy, in environment order.
+        fixed_base: Whether the copies were loaded with a fixed base.
+
+    Raises:
+        AssetError: The model has spherical or planar joints.
+    """
+
+    def __init__(self, handles: list[tuple[PyBulletWorld, int]], fixed_base: bool) -> None:
+        self.handles = handles
+        self._fixed_base = fixed_base
+        world, body = handles[0]
+        all_joints = world.joints(body)
+        bad = [j.name for j in all_joints if j.kind not in ("revolute", "prismatic", "fixed")]
+        if bad:
+            raise AssetError(f"joints {bad} are spherical or planar; the PyBullet engine drives revolute, "
+                             "continuous, prismatic and fixed joints only")
+        self._joints = [j for j in all_joints if j.kind != "fixed"]
+        self.joint_indices = [k for k, j in enumerate(all_joints) if j.kind != "fixed"]
+        self._body_names = [world.base_link_name(body)] + [j.link_name for j in all_joints]
+        self.num_links = len(all_joints)
+        off_pos, off_quat = world.inertial_offset(body, -1)
+        self._base_off = np.array([*off_pos, *off_quat])
+        self._base_off_identity = bool(np.array_equal(self._base_off, [0, 0, 0, 1, 0, 0, 0]))
+        self._base_off_inverse = invert_transform(off_pos, off_quat)
+        self._zeros = [0.0] * len(self._joints)
+        # each link's centre of mass as PyBullet's calculateJacobian wants the point: from the link frame's
+        # origin, in the axes of the link's inertial frame
+        self._com_points: list[list[float]] = []
+        for link in range(self.num_links):
+            pos, quat = world.inertial_offset(body, link)
+            self._com_points.append((rotation_matrix(quat).T @ np.asarray(pos)).tolist())
+        self.commander = JointCommander(handles, self.joint_indices)
+        self.commander.disable_motors(range(len(handles)))
+
+    @property
+    def num_envs(self) -> int:
+        """Number of copies."""
+        return len(self.handles)
+
+    @property
+    def fixed_base(self) -> bool:
+        """Whether the root link is bolted to the world."""
+        return self._fixed_base
+
+    @property
+    def joints(self) -> list[JointInfo]:
+        """The non-fixed joints, in column order."""
+        return self._joints
+
+    @property
+    def body_names(self) -> list[str]:
+        """Body names: the root link, then every other link in PyBullet order."""
+        return self._body_names
+
+    # -- state -------------------------------------------------------------------------------------
+    def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
+        """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
+        idx = self.joint_indices
+        if not idx:
+            return
+        states: list[tuple[float, float, tuple[float, ...], float]] = []
+        for w, b in self.handles:
+            states += w.joint_states(b, idx)
+        pos, vel, _, eff = zip(*states)  # flat sequences convert much faster than nested ones
+        shape = (len(self.handles), len(idx))
+        q[:] = np.array(pos).reshape(shape)
+        qd[:] = np.array(vel).reshape(shape)
+        effort[:] = np.array(eff).reshape(shape)
+
+    def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
+                  env_ids: EnvIds | None = None) -> None:
+        """Write the root link's frame pose and the velocity of its origin into the arrays in place."""
+        rows = list(range(self.num_envs) if env_ids is None else env_ids)
+        com = np.empty((len(rows), 3))
+        for k, i in enumerate(rows):
+            w, b = self.handles[i]
+            pos, quat = w.base_pose(b)
+            lin, ang = w.base_velocity(b)
+            com[k] = pos
+            pose[i, 3:] = quat
+            lin_vel[i] = lin
+            ang_vel[i] = ang
+        if self._base_off_identity:
+            pose[rows, :3] = com
+            return
+        inv_pos, inv_quat = self._base_off_inverse
+        for k, i in enumerate(rows):
+            pos, quat = multiply_transforms(com[k].tolist(), pose[i, 3:], inv_pos, inv_quat)
+            pose[i, :3] = pos
+            pose[i, 3:] = quat
+        r = pose[rows, :3] - com  # origin relative to the centre of mass
+        lin_vel[rows] = lin_vel[rows] + np.cross(ang_vel[rows], r)
+
+    def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
+                    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6) of non-root bodies."""
+        links = [k - 1 for k in bodies]
+        if not velocity:
+            flat: list[float] = []
+            for i in env_ids:
+                w, b = self.handles[i]
+                flat += w.link_frames(b, links)
+            return np.array(flat, dtype=np.float64).reshape(len(env_ids), len(links), 7), None
+        poses = np.empty((len(env_ids), len(links), 7))
+        vels = np.empty((len(env_ids), len(links), 6))
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            for m, (pos, quat, com, lin, ang_v) in enumerate(w.link_states(b, links)):
+                poses[k, m, :3] = pos
+                poses[k, m, 3:] = quat
+                ang = np.asarray(ang_v)
+                vels[k, m, :3] = np.asarray(lin) + np.cross(ang, np.subtract(pos, com))
+                vels[k, m, 3:] = ang
+        return poses, vels
+
+    # -- writes ------------------------------------------------------------------------------------
+    def write_joints(self, env_ids: EnvIds, q: np.ndarray, qd: np.ndarray) -> None:
+        """Teleport joints of ``env_ids`` to ``q``/``qd`` (len(env_ids), num_joints)."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            w.reset_joints(b, self.joint_indices, q[k].tolist(), qd[k].tolist())
+
+    def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
+        """Teleport root links of ``env_ids`` to link-frame ``poses`` (len(env_ids), 7)."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            pos: Vec3 = poses[k, :3].tolist()
+            quat: Vec3 = poses[k, 3:]
+            if not self._base_off_identity:
+                pos, quat = multiply_transforms(pos, quat, self._base_off[:3].tolist(), self._base_off[3:])
+            w.reset_base_pose(b, pos, quat)
+
+    def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
+        """Set root velocities ``[vx, vy, vz, wx, wy, wz]`` (velocity of the link-frame origin)."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            lin, ang = velocities[k, :3], velocities[k, 3:]
+            if not self._base_off_identity:
+                com_pos, com_quat = w.base_pose(b)
+                origin, _ = multiply_transforms(com_pos, com_quat, *self._base_off_inverse)
+                lin = lin + np.cross(ang, np.subtract(com_pos, origin))
+            w.reset_base_velocity(b, lin.tolist(), ang.tolist())
+
+    def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
+              position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
+        """Send one step's joint commands for every environment (see :class:`JointCommander`)."""
+        self.commander.apply(mode, position, velocity, force, position_gain, velocity_gain, torque)
+
+    def cancel_gravity(self) -> None:
+        """Apply, for this step, an upward force of m·g at every link's centre of mass."""
+        for w, b in self.handles:
+            w.cancel_gravity(b, self.num_links)
+
+    # -- dynamics queries --------------------------------------------------------------------------
+    def jacobians(self, bodies: Sequence[int], q: np.ndarray) -> np.ndarray:
+        """Jacobians (num_envs, len(bodies), 6, num_joints) of the bodies' link-frame origins, world axes.
+
+        Rows are ``[vx, vy, vz, wx, wy, wz]``; only the joint columns are returned (a floating base's six
+        base columns are dropped). The root body has a zero Jacobian.
+
+        PyBullet's ``calculateJacobian`` takes the point relative to the link (URDF) frame and answers in the
+        axes of the base's centre-of-mass frame, so the result is rotated into world axes here.
+        """
+        n = len(self._joints)
+        out = np.zeros((self.num_envs, len(bodies), 6, n))
+        zeros = self._zeros
+        for i, (w, b) in enumerate(self.handles):
+            qi = q[i].tolist()
+            rot = rotation_matrix(w.base_pose(b)[1])
+            for k, body in enumerate(bodies):
+                if body == 0:
+                    continue
+                lin, ang = w.jacobian(b, body - 1, [0.0, 0.0, 0.0], qi, zeros)
+                out[i, k, :3] = rot @ lin[:, -n:]
+                out[i, k, 3:] = rot @ ang[:, -n:]
+        return out
+
+    def mass_matrices(self, q: np.ndarray) -> np.ndarray:
+        """Joint-space mass matrices (num_envs, num_joints, num_joints)."""
+        n = len(self._joints)
+        out = np.empty((self.num_envs, n, n))
+        for i, (w, b) in enumerate(self.handles):
+            out[i] = w.mass_matrix(b, q[i].tolist())[-n:, -n:]
+        return out
+
+    def gravity_torques(self, q: np.ndarray) -> np.ndarray:
+        """Joint efforts that hold the robot still against gravity at ``q`` (num_envs, num_joints).
+
+        Computed as ``-sum(m_l * J_l^T g)`` over the links' centre-of-mass Jacobians, with gravity in the axes
+        of the base's current orientation: PyBullet's ``calculateInverseDynamics`` ignores the orientation of
+        a fixed base and refuses a floating base given joint positions only.
+        """
+        n = len(self._joints)
+        out = np.zeros((self.num_envs, n))
+        zeros = self._zeros
+        for i, (w, b) in enumerate(self.handles):
+            qi = q[i].tolist()
+            g_base = rotation_matrix(w.base_pose(b)[1]).T @ np.asarray(w.gravity)
+            for link in range(self.num_links):
+                mass = w.mass(b, link)
+                if mass == 0.0:
+                    continue
+                lin, _ = w.jacobian(b, link, self._com_points[link], qi, zeros)
+                out[i] -= mass * (lin[:, -n:].T @ g_base)
+        return out
+
+    # -- model edits ---------------------------------------------------------------------------------
+    def scale_masses(self, factor: float) -> None:
+        """Multiply every link mass by ``factor``."""
+        for w, b in self.handles:
+            for link in range(-1, self.num_links):
+                w.set_dynamics(b, link, mass=w.mass(b, link) * factor)
+
+    def set_joint_properties(self, joint: int, *, damping: float | None = None, max_velocity: float | None = None,
+                             limits: tuple[float, float] | None = None) -> None:
+        """Override damping, velocity limit and position limits of joint column ``joint`` in every copy."""
+        link = self.joint_indices[joint]
+        for w, b in self.handles:
+            w.set_dynamics(b, link, joint_damping=damping, max_joint_velocity=max_velocity, joint_limits=limits)
+
+    def set_body_friction(self, body: int, friction: float) -> None:
+        """Set the lateral friction of body ``body`` (0: the root) in every copy."""
+        for w, b in self.handles:
+            w.set_dynamics(b, body - 1, friction=friction)
+
+    def disable_collisions(self) -> None:
+        """Make every copy collide with nothing."""
+        for w, b in self.handles:
+            w.disable_collisions(b)
+
+    def add_gear(self, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> None:
+        """Couple two joints (columns) in every copy with a gear constraint."""
+        for w, b in self.handles:
+            w.add_gear(b, self.joint_indices[joint_a], self.joint_indices[joint_b], ratio, erp, max_force)
+
+    def contact_counts(self, other: RigidBatch, bodies: Sequence[int] | None) -> np.ndarray:
+        """Contact points with ``other`` per environment: (num_envs,) or (num_envs, len(bodies)).
+
+        Raises:
+            SimuloValueError: ``other`` does not come from the PyBullet engine.
+        """
+        if not isinstance(other, PyBulletRigidBatch):
+            raise SimuloValueError(f"contacts are counted against a PyBullet rigid batch, got {type(other).__name__}")
+        if bodies is None:
+            return np.array([other.contact_count(i, b) for i, (_, b) in enumerate(self.handles)])
+        links = [k - 1 for k in bodies]
+        return np.array([[other.contact_count(i, b, link) for link in links] for i, (_, b) in enumerate(self.handles)])

@@ -1,0 +1,127 @@
+"""Joint commands of one PyBullet articulation batch, grouped into as few PyBullet calls as possible.
+
+Per control mode, environments that share a row of modes share one entry of the command plan: the index
+of their rows and the mode's columns in a (num_envs, num_joints) array, the PyBullet joint indices, and
+their ``(world, body)`` handles. Plans and the rarely changing motor arguments are cached, so a step with
+unchanged modes does no per-environment index work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simulo.engine.base import ControlMode
+from simulo.engine.pybullet.world import PyBulletWorld
+
+_PASSIVE = int(ControlMode.PASSIVE)
+_POSITION = int(ControlMode.POSITION_MOTOR)
+_VELOCITY = int(ControlMode.VELOCITY_MOTOR)
+_TORQUE = int(ControlMode.TORQUE)
+
+Handle = tuple[PyBulletWorld, int]
+#: One entry of a plan: (row/column index into a (num_envs, num_joints) array, PyBullet joints, handles).
+_Commands = tuple[Any, list[int], list[Handle]]
+
+
+class JointCommander:
+    """Sends the joint commands of one batch; remembers each joint's current mode.
+
+    Args:
+        handles: ``(world, body id)`` per environment.
+        joint_indices: PyBullet joint index of each joint column.
+    """
+
+    def __init__(self, handles: list[Handle], joint_indices: list[int]) -> None:
+        self.handles = handles
+        self.joint_indices = joint_indices
+        self.mode = np.zeros((len(handles), len(joint_indices)), dtype=np.int8)
+        self._plan_key: bytes | None = None  # the mode array the cached command plan was built for
+        self._plan: dict[int, list[_Commands]] = {}
+        self._fixed_key: tuple[bytes, ...] | None = None  # the arrays the cached motor arguments were built for
+        self._fixed: dict[int, list[list[tuple[list[float], ...]]]] = {}
+
+    def disable_motors(self, env_ids: Any, joints: list[int] | None = None) -> None:
+        """Switch the motors of some joint columns (all when ``None``) off in ``env_ids``: passive joints."""
+        cols = list(range(len(self.joint_indices))) if joints is None else list(joints)
+        if not cols:
+            return
+        idx = [self.joint_indices[j] for j in cols]
+        for i in env_ids:
+            w, b = self.handles[i]
+            w.disable_motors(b, idx)
+            self.mode[i, cols] = _PASSIVE
+
+    def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
+              position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
+        """Send one step's commands; see :meth:`simulo.engine.base.ArticulationBatch.apply`."""
+        key = mode.tobytes()
+        if key != self.mode.tobytes():
+            prev = self.mode
+            leaving = (((prev == _POSITION) | (prev == _VELOCITY)) & (mode != prev)
+                       & ((mode == _TORQUE) | (mode == _PASSIVE)))
+            for i in np.flatnonzero(leaving.any(axis=1)).tolist():
+                self.disable_motors([i], np.flatnonzero(leaving[i]).tolist())
+            prev[:] = mode
+        # per body the calls keep their order (position, velocity, torque); bodies do not affect each other
+        plan = self._command_plan(mode, key)
+        fixed = self._motor_arguments(plan, key, velocity, force, position_gain, velocity_gain)
+        for (index, joints, handles), args in zip(plan[_POSITION], fixed[_POSITION]):
+            for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, position[index].tolist(), args):
+                w.position_motors(b, joints, tp, tv, fmax, kp, kv)
+        for (_, joints, handles), args in zip(plan[_VELOCITY], fixed[_VELOCITY]):
+            for (w, b), (tv, fmax, kv) in zip(handles, args):
+                w.velocity_motors(b, joints, tv, fmax, kv)
+        for index, joints, handles in plan[_TORQUE]:
+            for (w, b), tq in zip(handles, torque[index].tolist()):
+                w.joint_torques(b, joints, tq)
+
+    def _motor_arguments(self, plan: dict[int, list[_Commands]], key: bytes, velocity: np.ndarray, force: np.ndarray,
+                         position_gain: np.ndarray, velocity_gain: np.ndarray
+                         ) -> dict[int, list[list[tuple[list[float], ...]]]]:
+        """Per motor command group, each environment's argument lists other than the position targets.
+
+        Position motors get ``(velocity targets, forces, position gains, velocity gains)``, velocity motors
+        ``(velocity targets, forces, velocity gains)``. These rarely change from step to step, so the lists
+        are cached until the modes or one of these arrays change.
+        """
+        fixed_key = (key, velocity.tobytes(), force.tobytes(), position_gain.tobytes(), velocity_gain.tobytes())
+        if fixed_key != self._fixed_key:
+            self._fixed = {
+                _POSITION: [list(zip(velocity[ix].tolist(), force[ix].tolist(), position_gain[ix].tolist(),
+                                     velocity_gain[ix].tolist())) for ix, _, _ in plan[_POSITION]],
+                _VELOCITY: [list(zip(velocity[ix].tolist(), force[ix].tolist(), velocity_gain[ix].tolist()))
+                            for ix, _, _ in plan[_VELOCITY]],
+            }
+            self._fixed_key = fixed_key
+        return self._fixed
+
+    def _command_plan(self, mode: np.ndarray, key: bytes) -> dict[int, list[_Commands]]:
+        """The commands of ``mode``: per control mode, one entry per group of environments sharing a mode row.
+
+        Cached until ``mode`` changes.
+        """
+        if key != self._plan_key:
+            groups: dict[bytes, list[int]] = {}
+            for i, row in enumerate(mode):
+                groups.setdefault(row.tobytes(), []).append(i)
+            plan: dict[int, list[_Commands]] = {_POSITION: [], _VELOCITY: [], _TORQUE: []}
+            num_envs = len(self.handles)
+            for envs in groups.values():
+                row = mode[envs[0]]
+                for kind, commands in plan.items():
+                    cols = np.flatnonzero(row == kind)
+                    if not cols.size:
+                        continue
+                    index: Any
+                    if len(envs) == num_envs:
+                        contiguous = cols[-1] - cols[0] + 1 == cols.size
+                        index = (slice(None), slice(int(cols[0]), int(cols[-1]) + 1) if contiguous else cols)
+                    else:
+                        index = np.ix_(np.asarray(envs), cols)
+                    joints = [self.joint_indices[j] for j in cols.tolist()]
+                    commands.append((index, joints, [self.handles[i] for i in envs]))
+            self._plan = plan
+            self._plan_key = key
+        return self._plan

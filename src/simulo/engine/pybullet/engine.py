@@ -1,0 +1,129 @@
+"""``PyBulletEngine``: a batch of environments over several PyBullet worlds.
+
+A batch of ``num_envs`` environments is split over worlds (DIRECT clients) holding at most
+``envs_per_world`` environments each: environment ``i`` lives in world ``i // envs_per_world``, always
+with the same neighbours for a given layout, so results repeat exactly (see DESIGN.md: environments that
+share a client are not independent bit for bit).
+
+Everything here works on numpy arrays indexed by environment; the simulation layer never sees a
+PyBullet id. It reaches this engine only through :mod:`simulo.engine.registry` (name ``"pybullet"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from simulo.engine.base import ArticulationBatch, Engine, EngineFactory, RigidBatch
+from simulo.engine.pybullet.articulation import PyBulletArticulationBatch
+from simulo.engine.pybullet.rigid import PyBulletRigidBatch
+from simulo.engine.pybullet.world import PyBulletWorld
+from simulo.errors import SimuloValueError
+
+#: Default bound on environments per world, chosen with benchmarks/robot_throughput.py.
+DEFAULT_ENVS_PER_WORLD = 16
+
+#: Largest bound: environments sharing a world are kept apart with one collision-filter bit each.
+MAX_ENVS_PER_WORLD = 28
+
+#: Collision group of PyBullet's static objects (the shared ground plane keeps it).
+_STATIC_GROUP = 2
+
+
+class PyBulletEngine:
+    """The PyBullet worlds of one simulation (implements :class:`simulo.engine.base.Engine`).
+
+    Args:
+        num_envs: Number of environments.
+        dt: Physics time step in seconds.
+        gravity: Gravity vector in m/s².
+        envs_per_world: Largest number of environments sharing one PyBullet client.
+        solver_iterations: PyBullet ``numSolverIterations`` for every world, or ``None``.
+
+    Raises:
+        SimuloValueError: ``envs_per_world`` is outside ``1 .. MAX_ENVS_PER_WORLD``.
+    """
+
+    default_envs_per_world: ClassVar[int] = DEFAULT_ENVS_PER_WORLD
+    max_envs_per_world: ClassVar[int] = MAX_ENVS_PER_WORLD
+
+    def __init__(self, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
+                 envs_per_world: int = DEFAULT_ENVS_PER_WORLD, solver_iterations: int | None = None) -> None:
+        if not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD:
+            raise SimuloValueError(f"envs_per_world must be between 1 and {MAX_ENVS_PER_WORLD}, got {envs_per_world}")
+        self._num_envs = num_envs
+        self.envs_per_world = envs_per_world
+        n_worlds = -(-num_envs // envs_per_world)
+        self.worlds = [PyBulletWorld(dt, gravity, solver_iterations) for _ in range(n_worlds)]
+        self.env_world = [self.worlds[i // envs_per_world] for i in range(num_envs)]
+
+    @property
+    def num_envs(self) -> int:
+        """Number of environments."""
+        return self._num_envs
+
+    @property
+    def num_worlds(self) -> int:
+        """Number of PyBullet clients."""
+        return len(self.worlds)
+
+    def add_plane(self, height: float, friction: float | None, restitution: float | None) -> None:
+        """Add a ground plane to every world."""
+        for world in self.worlds:
+            world.add_plane(height, friction, restitution)
+
+    def _isolate(self, env: int, body: int) -> None:
+        """Keep an environment's body from touching other environments' bodies in the same world.
+
+        Environment ``k`` of a world gets its own collision-filter bit and collides with its own bodies
+        and with the shared static ground. A world holding one environment is left untouched.
+        """
+        if self.envs_per_world > 1 and self.num_envs > 1:
+            bit = 1 << (2 + env % self.envs_per_world)
+            self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP)
+
+    def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
+                         self_collision: bool = False) -> PyBulletArticulationBatch:
+        """Load one copy of a URDF per environment at ``poses`` (num_envs, 7), link-frame poses."""
+        handles = []
+        for i in range(self.num_envs):
+            world = self.env_world[i]
+            body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision)
+            self._isolate(i, body)
+            handles.append((world, body))
+        return PyBulletArticulationBatch(handles, fixed_base)
+
+    def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
+                  color: Sequence[float] | None = None) -> PyBulletRigidBatch:
+        """Create one single-body shape per environment (``mass`` 0: static)."""
+        handles = []
+        for i in range(self.num_envs):
+            world = self.env_world[i]
+            body = world.add_shape(kind, dims, mass, poses[i, :3], poses[i, 3:], color)
+            self._isolate(i, body)
+            handles.append((world, body))
+        return PyBulletRigidBatch(handles)
+
+    def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
+        """RGB image (height, width, 3) of the world holding environment ``env`` (world coordinates)."""
+        return self.env_world[env].render(width, height, eye, target)
+
+    def step(self) -> None:
+        """Advance every world by one time step."""
+        for world in self.worlds:
+            world.step()
+
+    def close(self) -> None:
+        """Disconnect every world."""
+        for world in self.worlds:
+            world.close()
+
+
+if TYPE_CHECKING:  # the classes satisfy the engine Protocols (checked by mypy, free at run time)
+    _factory: EngineFactory = PyBulletEngine
+    _engine: type[Engine] = PyBulletEngine
+    _articulation: type[ArticulationBatch] = PyBulletArticulationBatch
+    _rigid: type[RigidBatch] = PyBulletRigidBatch

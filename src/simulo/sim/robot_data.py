@@ -1,0 +1,268 @@
+"""The data of one attached robot: state buffers, targets and the engine command tables.
+
+:class:`RobotData` is what a :class:`~simulo.sim.robot.Robot` holds once a simulation has attached it (Isaac
+Lab's ``ArticulationData``). Its attributes are the read API of sensors and actuators; its few methods are
+the writes they may make. Apps use the robot's own members instead.
+
+Every (num_envs, num_joints) array uses the robot's joint order (:attr:`RobotData.joint_names`). Targets
+are NaN where unset. Buffers are float64 and refreshed in place, so views of them stay live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
+from simulo.engine.base import ArticulationBatch, ControlMode
+from simulo.errors import NameNotFoundError, SimuloValueError
+from simulo.sim.names import match_names
+from simulo.sim.tensors import Tensors, index_array
+
+if TYPE_CHECKING:
+    from simulo.sim.actuators.drives import JointDrive
+
+#: Largest number of distinct ``joint_ids`` lists a robot remembers as validated.
+_COLS_CACHE_SIZE = 64
+
+_PASSIVE = int(ControlMode.PASSIVE)
+_TORQUE = int(ControlMode.TORQUE)
+
+
+class RobotData:
+    """State buffers, targets and drive tables of one attached robot, batched over environments.
+
+    Args:
+        batch: The engine's articulation batch.
+        tensors: The simulation's tensor converter.
+        default_pose: Root poses ``reset`` writes (num_envs, 7).
+        default_q: Joint positions ``reset`` writes (num_envs, num_joints).
+        default_qd: Joint velocities ``reset`` writes (num_envs, num_joints).
+        effort_limit: Effort limit per joint (num_joints,); ``inf`` for none.
+        drives: The drive laws; together they cover every joint once.
+
+    Attributes:
+        batch: The engine batch (``Robot.internals``).
+        tensors: Converter for outputs.
+        joint_names: Joint names in column order.
+        body_names: Body names in body-index order, the root first.
+        joint_kinds: ``"revolute"`` or ``"prismatic"`` per joint.
+        fixed_base: Whether the root is bolted to the world.
+        pose: Root pose (num_envs, 7). lin_vel / ang_vel: root velocities (num_envs, 3).
+        q: Joint positions. qd: joint velocities. effort: efforts applied in the last step.
+        pos_t: Position targets. vel_t: velocity targets. eff_t: effort targets (NaN: none).
+        mode: Each joint's :class:`~simulo.engine.base.ControlMode` in the last flush (int8).
+        torque: Explicit torques of the last flush.
+        motor_force: Force limit of the engine motor (num_envs, num_joints); ``base_motor_force`` its default.
+        motor_pos_gain / motor_vel_gain: Solver gains of the engine motor (num_envs, num_joints).
+    """
+
+    def __init__(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray, default_q: np.ndarray,
+                 default_qd: np.ndarray, effort_limit: np.ndarray, drives: Sequence[JointDrive]) -> None:
+        n, j = default_q.shape
+        self.batch = batch
+        self.tensors = tensors
+        self.joint_names = [info.name for info in batch.joints]
+        self.body_names = list(batch.body_names)
+        self.joint_kinds = [info.kind for info in batch.joints]
+        self.fixed_base = batch.fixed_base
+        self.default_pose = default_pose.copy()
+        self.default_q = default_q
+        self.default_qd = default_qd
+        self.effort_limit = effort_limit
+        self.drives = list(drives)
+        self.pose = default_pose.copy()
+        self.lin_vel = np.zeros((n, 3))
+        self.ang_vel = np.zeros((n, 3))
+        self.q = np.zeros((n, j))
+        self.qd = np.zeros((n, j))
+        self.effort = np.zeros((n, j))
+        self.pos_t = np.full((n, j), np.nan)
+        self.vel_t = np.full((n, j), np.nan)
+        self.eff_t = np.full((n, j), np.nan)
+        self.torque = np.zeros((n, j))
+        self.mode = np.zeros((n, j), dtype=np.int8)
+        self.motor_pos_gain = np.zeros((n, j))
+        self.motor_vel_gain = np.zeros((n, j))
+        self.motor_force = np.zeros((n, j))
+        for drive in self.drives:
+            drive.configure(self)
+        self.base_motor_force = self.motor_force.copy()
+        self.any_explicit = any(drive.explicit for drive in self.drives)
+        #: Engines keep motor commands between steps but apply a torque for one step only: a flush can be skipped
+        #: while no target changed and no joint is torque-driven.
+        self.commands_changed = True
+        self.torque_active = False
+        self.attached = True
+        #: validated ``joint_ids`` lists (as tuples of ints) -> their column arrays (read-only)
+        self.cols_cache: dict[tuple[int, ...], np.ndarray] = {}
+
+    @property
+    def num_envs(self) -> int:
+        """Number of environments."""
+        return self.default_q.shape[0]
+
+    @property
+    def num_joints(self) -> int:
+        """Number of joints."""
+        return self.default_q.shape[1]
+
+    def find_joints(self, name_pattern: str) -> list[int]:
+        """Joint columns matching a name or full regex, in joint order (see :func:`match_names`)."""
+        return match_names(name_pattern, self.joint_names, "joint")
+
+    def find_bodies(self, name_pattern: str) -> list[int]:
+        """Body indices matching a name or full regex, in body order (see :func:`match_names`)."""
+        return match_names(name_pattern, self.body_names, "body")
+
+    def joint_cols(self, joint_ids: Any) -> np.ndarray:
+        """Validated joint columns of ``joint_ids`` (``None``: all); lists of ints are cached read-only.
+
+        Raises:
+            SimuloValueError: An index is out of range, repeated or not an integer.
+        """
+        if type(joint_ids) is list and all(type(j) is int for j in joint_ids):  # the common case, cached
+            key = tuple(joint_ids)
+            cols = self.cols_cache.get(key)
+            if cols is None:
+                cols = index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
+                cols.setflags(write=False)
+                if len(self.cols_cache) < _COLS_CACHE_SIZE:
+                    self.cols_cache[key] = cols
+            return cols
+        return index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
+
+    # -- writes actuators may make ------------------------------------------------------------------
+    def set_position_targets(self, values: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
+        """Set validated position targets (len(env_ids), len(cols)); sent before the next physics step."""
+        self.pos_t[np.ix_(env_ids, cols)] = values
+        self.commands_changed = True
+
+    def set_motor_force(self, forces: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
+        """Override the engine motor's force limit (len(env_ids), len(cols)) until reset or release."""
+        self.motor_force[np.ix_(env_ids, cols)] = forces
+        self.commands_changed = True
+
+    def release_joints(self, cols: np.ndarray) -> None:
+        """Clear the position targets of some joint columns in every environment and restore their motor
+        force limits (the joints go passive unless another target drives them)."""
+        self.pos_t[:, cols] = np.nan
+        self.motor_force[:, cols] = self.base_motor_force[:, cols]
+        self.commands_changed = True
+
+    # -- runtime ------------------------------------------------------------------------------------
+    def refresh_joints(self) -> None:
+        """Read joint state from the engine; explicit torques and passive zeros go into ``effort``."""
+        self.batch.read_joints(self.q, self.qd, self.effort)
+        np.copyto(self.effort, self.torque, where=self.mode == _TORQUE)
+        np.copyto(self.effort, 0.0, where=self.mode == _PASSIVE)
+
+    def clear_targets(self, env_ids: np.ndarray) -> None:
+        """Forget every target and motor-force override of ``env_ids``."""
+        self.pos_t[env_ids] = np.nan
+        self.vel_t[env_ids] = np.nan
+        self.eff_t[env_ids] = np.nan
+        self.motor_force[env_ids] = self.base_motor_force[env_ids]
+        self.commands_changed = True
+
+    def flush(self, force: bool = False) -> bool:
+        """Turn the targets into this step's engine commands with every drive's ``compute``.
+
+        Args:
+            force: Send the commands even when nothing changed.
+
+        Returns:
+            Whether commands were sent (False when nothing changed since the last flush and no joint is
+            torque-driven: the engine's motors still hold exactly these commands).
+        """
+        if not (self.commands_changed or self.torque_active or force):
+            return False
+        pos_set = self.pos_t == self.pos_t  # False where NaN (no target)
+        vel_set = self.vel_t == self.vel_t
+        eff_set = self.eff_t == self.eff_t
+        inputs = DriveInputs(pos_set, vel_set, eff_set, np.where(vel_set, self.vel_t, 0.0),
+                             self.any_explicit or bool(eff_set.any()))
+        for drive in self.drives:
+            drive.compute(self, inputs)
+        # position targets are sent only where a position motor runs, so unset ones (NaN) never reach the engine
+        self.batch.apply(self.mode, self.pos_t, inputs.velocity, self.motor_force, self.motor_pos_gain,
+                         self.motor_vel_gain, self.torque)
+        self.commands_changed = False
+        self.torque_active = bool((self.mode == _TORQUE).any())
+        return True
+
+
+class DriveInputs:
+    """What every drive's ``compute`` reads in one flush, besides the robot data.
+
+    Attributes:
+        pos_set / vel_set / eff_set: Where a position, velocity or effort target is set (num_envs, num_joints).
+        velocity: Velocity targets with 0 where unset.
+        torques: Whether any joint may be torque-driven this flush (an explicit drive or an effort target).
+    """
+
+    __slots__ = ("eff_set", "pos_set", "torques", "vel_set", "velocity")
+
+    def __init__(self, pos_set: np.ndarray, vel_set: np.ndarray, eff_set: np.ndarray, velocity: np.ndarray,
+                 torques: bool) -> None:
+        self.pos_set = pos_set
+        self.vel_set = vel_set
+        self.eff_set = eff_set
+        self.velocity = velocity
+        self.torques = torques
+
+
+def make_robot_data(batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray,
+                    articulation: ArticulationConfig, joint_config: Sequence[JointConfig] | None,
+                    actuator_gains: Mapping[str, ActuatorGainsConfig | MotorGainsConfig] | None) -> RobotData:
+    """Check a robot's joint settings against the loaded model, apply ``joint_config`` and build its data.
+
+    Args:
+        batch: The engine's articulation batch.
+        tensors: The simulation's tensor converter.
+        default_pose: Root poses ``reset`` writes (num_envs, 7).
+        articulation: Default joint state (and root settings the simulation has applied).
+        joint_config: Per-joint overrides of limits, effort and velocity limits and damping.
+        actuator_gains: Drive-law groups (see :func:`~simulo.sim.actuators.drive.build_drives`).
+
+    Raises:
+        NameNotFoundError: A ``joint_config`` or ``actuator_gains`` name matches no joint.
+        SimuloValueError: A default joint state has the wrong length or a non-finite value.
+    """
+    from simulo.sim.actuators.drive import build_drives
+
+    n = batch.num_envs
+    joints = list(batch.joints)
+    names = [j.name for j in joints]
+    j_count = len(names)
+    default_q = np.zeros((n, j_count))
+    default_qd = np.zeros((n, j_count))
+    if articulation.default_joint_positions is not None:
+        default_q[:] = _vector(articulation.default_joint_positions, j_count, "articulation.default_joint_positions",
+                               names)
+    if articulation.default_joint_velocities is not None:
+        default_qd[:] = _vector(articulation.default_joint_velocities, j_count,
+                                "articulation.default_joint_velocities", names)
+    effort_limit = np.array([j.max_force if j.max_force > 0 else np.inf for j in joints], dtype=float)
+    for jc in joint_config or []:
+        if jc.name not in names:
+            raise NameNotFoundError(f"joint_config names joint {jc.name!r}; available joints: {names}")
+        col = names.index(jc.name)
+        if jc.effort_limit is not None:
+            effort_limit[col] = jc.effort_limit
+        batch.set_joint_properties(col, damping=jc.damping, max_velocity=jc.velocity_limit, limits=jc.limits)
+    drives = build_drives(names, effort_limit, actuator_gains)
+    return RobotData(batch, tensors, default_pose, default_q, default_qd, effort_limit, drives)
+
+
+def _vector(values: Any, n: int, what: str, names: list[str]) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (n,) or not np.isfinite(arr).all():
+        raise SimuloValueError(f"{what} must have one value per joint ({n}: {names}), each a finite number, "
+                               f"got {values!r}")
+    return arr
