@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._checks import is_int
 from simulo.errors import SimuloValueError
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task
@@ -272,9 +273,9 @@ def preview(
     """
     selected = _selected(checks)
     for name, value, low in (("num_envs", num_envs, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_int(value, low=low):
             raise SimuloValueError(f"preview({name}={value!r}): expected an integer >= {low}")
-    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 1):
+    if steps is not None and not is_int(steps, low=1):
         raise SimuloValueError(f"preview(steps={steps!r}): expected an integer >= 1 or None")
     if not isinstance(task, Task):
         raise SimuloValueError(f"preview() needs a simulo.Task instance, got {task!r}")
