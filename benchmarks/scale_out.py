@@ -148,7 +148,7 @@ def bench_rollouts(name: str, make_task: Callable[[], simulo.Task], num_envs: in
 
 def bench_sweep(trials: int, seed: int, repeats: int) -> dict[str, Any]:
     """Time the pick-and-place trial sweep with 1 worker (in-process) and 2 (Ray); check the trials agree."""
-    from simulo.cli.pick_place import sweep_trials  # noqa: PLC0415
+    from simulo.apps.pick_place.experiments.trials import sweep_trials  # noqa: PLC0415
 
     t1, res1 = _median_time(lambda: sweep_trials(trials, seed, workers=1, progress=False), repeats)
     t2, res2 = _median_time(lambda: sweep_trials(trials, seed, workers=2, progress=False), repeats)

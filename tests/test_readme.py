@@ -21,12 +21,13 @@ def test_readme_contract_example_runs() -> None:
 
 
 def test_readme_golden_lines_match_the_app() -> None:
-    from simulo.apps.pick_place import app
+    from simulo.apps.pick_place.experiments.single import run_pick_place
+    from simulo.apps.pick_place.report import report_lines
 
     text = README.read_text()
     lines: list[str] = []
-    result = app.run_pick_place(on_line=lines.append)
-    lines += app.report_lines(result)
+    result = run_pick_place(on_line=lines.append)
+    lines += report_lines(result)
     shown = text.split("$ simulo pick-place\n", 1)[1].split("```", 1)[0].strip().splitlines()
     assert shown == lines
     assert np.isclose(result.picks[0].final_position[0], 0.25055941, atol=1e-8)

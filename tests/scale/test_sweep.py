@@ -157,16 +157,16 @@ def test_nothing_imports_ray_without_workers(tmp_path: Path) -> None:
 
 # -- the pick-and-place trial sweep -------------------------------------------------------------------
 def test_pick_place_trials_are_the_same_for_any_worker_count(ray_cluster: Any) -> None:
-    from simulo.apps.pick_place import app
-    from simulo.cli.pick_place import sweep_trials
+    from simulo.apps.pick_place.experiments.trials import run_trials, sweep_trials
+    from simulo.apps.pick_place.report import trial_lines
 
     # 20 noisy trials: shards of 16 and 4 trials; some grasps fail, so outcomes differ between the shards
-    one_simulation = app.run_trials(20, 1, 15, 10)
+    one_simulation = run_trials(20, 1, 15, 10)
     assert 0 < one_simulation.passed < 20
     here = sweep_trials(20, 1, 15, 10, workers=1, progress=False)
     on_ray = sweep_trials(20, 1, 15, 10, workers=2, progress=False)
     assert here.to_json() == on_ray.to_json() == one_simulation.to_json()
-    assert app.trial_lines(on_ray) == app.trial_lines(one_simulation)
+    assert trial_lines(on_ray) == trial_lines(one_simulation)
 
 
 def test_pick_place_workers_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
@@ -196,10 +196,10 @@ def test_pick_place_cli_prints_the_same_with_workers(ray_cluster: Any, capsys: p
 
 
 def test_pick_place_shard_arguments_are_checked() -> None:
-    from simulo.apps.pick_place import app
+    from simulo.apps.pick_place.experiments.trials import run_trials
     from simulo.errors import SceneError
 
     with pytest.raises(SimuloValueError, match=r"first_env=16, count=8: expected a shard inside the 20 trials"):
-        app.run_trials(20, 0, first_env=16, count=8)
+        run_trials(20, 0, first_env=16, count=8)
     with pytest.raises(SceneError, match="first_env a multiple of envs_per_world=16"):
-        app.run_trials(20, 0, first_env=4, count=4)
+        run_trials(20, 0, first_env=4, count=4)

@@ -8,14 +8,18 @@ collision check refused), 2 on bad arguments.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import simulo
 from simulo.errors import CollisionError, SimuloError
+
+if TYPE_CHECKING:
+    from simulo.apps.pick_place.config import AppOptions
+    from simulo.scale.sweep import Shard
 
 
 def _noise(text: str) -> tuple[float, float]:
@@ -114,34 +118,15 @@ def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _check(parser, args)
-    from simulo.apps.pick_place import app
+    from simulo.apps.pick_place.config import AppOptions  # noqa: PLC0415 (the app loads once the flags are good)
 
-    options = app.AppOptions(coupled=not args.uncoupled, friction=args.friction, ik=args.ik, speed=args.speed)
-    say = None if args.json else print
+    options = AppOptions(coupled=not args.uncoupled, friction=args.friction, ik=args.ik, speed=args.speed)
     try:
         if args.friction_sweep:
-            on_sample = None if args.json else (
-                lambda mu, slipped, sink: print(f"friction {mu:.4f}: {'slips' if slipped else 'holds'} "
-                                                f"(cube sank {sink:.1f} mm during the lift)"))
-            sweep = app.friction_sweep(options, on_sample=on_sample)
-            _emit(args.json, sweep.to_json(), app.sweep_lines(sweep)[len(sweep.samples):])
-            return 0
+            return _friction_sweep(args, options)
         if args.trials is not None:
-            mm, deg = args.noise if args.noise is not None else (0.0, 0.0)
-            if args.workers is None and args.address is None:
-                trials = app.run_trials(args.trials, args.seed, mm, deg, options)
-            else:
-                trials = sweep_trials(args.trials, args.seed, mm, deg, options, workers=args.workers or 1,
-                                      address=args.address)
-            _emit(args.json, trials.to_json(), app.trial_lines(trials))
-            return 0 if trials.passed == len(trials.picks) else 1
-        video = None if args.record is None else simulo.VideoWriter(args.record, fps=1.0 / (app.DT * app.FRAME_EVERY))
-        result = app.run_pick_place(options, on_line=say, stack=args.stack, video=video)
-        _emit(args.json, result.to_json(), app.report_lines(result))
-        if video is not None:
-            path = video.close()
-            print(f"recorded {path} ({len(video.frames)} frames)", file=sys.stderr)
-        return 0 if result.passed else 1
+            return _trials(args, options)
+        return _single_run(args, options)
     except CollisionError as exc:
         print(f"simulo pick-place: FAIL: {exc}", file=sys.stderr)
         return 1
@@ -150,41 +135,53 @@ def main(argv: list[str]) -> int:
         return 1
 
 
-def _trial_shard(num: int, seed: int, noise_mm: float, noise_deg: float, options: Any, shard: Any) -> Any:
-    """One shard of a trial sweep (runs on a Ray worker): the app's trials ``shard.first ..`` of ``num``."""
-    from simulo.apps.pick_place import app
+def _friction_sweep(args: argparse.Namespace, options: AppOptions) -> int:
+    """``--friction-sweep``: each sample's line as it runs, then the threshold and Coulomb's estimate."""
+    from simulo.apps.pick_place import report  # noqa: PLC0415
+    from simulo.apps.pick_place.experiments import friction  # noqa: PLC0415
 
-    return app.run_trials(num, seed, noise_mm, noise_deg, options, first_env=shard.first, count=shard.count)
+    on_sample = None if args.json else (lambda mu, slipped, sink: print(report.sample_line(mu, slipped, sink)))
+    sweep = friction.friction_sweep(options, on_sample=on_sample)
+    _emit(args.json, sweep.to_json(), report.sweep_lines(sweep)[len(sweep.samples):])
+    return 0
 
 
-def sweep_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.0, options: Any = None,
-                 workers: int = 1, address: str | None = None, progress: bool = True) -> Any:
-    """``--trials`` as a sharded sweep: the same per-trial numbers as one simulation, for any ``workers``.
+def _trials(args: argparse.Namespace, options: AppOptions) -> int:
+    """``--trials``: in one simulation, or (``--workers``/``--address``) as a sharded sweep; 0 if all passed."""
+    from simulo.apps.pick_place import report  # noqa: PLC0415
+    from simulo.apps.pick_place.experiments import trials  # noqa: PLC0415
 
-    The trials are cut into shards of whole PyBullet worlds; each shard is the app's
-    ``run_trials(..., first_env, count)``, run here (``workers=1``, no address) or as Ray tasks, with one
-    progress bar on stderr and reruns of shards whose worker died. The parts are joined in trial order.
+    mm, deg = args.noise if args.noise is not None else (0.0, 0.0)
+    if args.workers is None and args.address is None:
+        result = trials.run_trials(args.trials, args.seed, mm, deg, options)
+    else:
+        workers = args.workers or 1
+        where = "here, without Ray" if workers == 1 and args.address is None else f"on {workers} Ray worker(s)"
 
-    Returns:
-        The app's ``TrialsResult`` for all ``num`` trials (equal to ``run_trials(num, seed, ...)``).
-    """
-    import functools
+        def on_plan(shards: Sequence[Shard]) -> None:
+            plural = "" if len(shards) == 1 else "s"
+            print(f"simulo pick-place: {args.trials} trials in {len(shards)} shard{plural} of up to "
+                  f"{shards[0].count}, {where}", file=sys.stderr)
 
-    from simulo.apps.pick_place import app
-    from simulo.scale.sweep import plan_shards, run_sweep
+        result = trials.sweep_trials(args.trials, args.seed, mm, deg, options, workers=workers, address=args.address,
+                                     on_plan=on_plan)
+    _emit(args.json, result.to_json(), report.trial_lines(result))
+    return 0 if result.passed == len(result.picks) else 1
 
-    options = app.AppOptions() if options is None else options
-    shards = plan_shards(num)  # whole worlds of the engine's default size, as the app's simulation uses
-    where = "here, without Ray" if workers == 1 and address is None else f"on {workers} Ray worker(s)"
-    plural = "" if len(shards) == 1 else "s"
-    print(f"simulo pick-place: {num} trials in {len(shards)} shard{plural} of up to {shards[0].count}, {where}",
-          file=sys.stderr)
-    parts = run_sweep(functools.partial(_trial_shard, num, seed, noise_mm, noise_deg, options), shards,
-                      workers=workers, address=address, progress=progress, desc="trials", unit="trial")
-    picks = tuple(p for part in parts for p in part.picks)
-    return dataclasses.replace(parts[0], starts=tuple(r for part in parts for r in part.starts),
-                               estimates=tuple(r for part in parts for r in part.estimates), picks=picks,
-                               passed=sum(part.passed for part in parts), worlds=sum(part.worlds for part in parts))
+
+def _single_run(args: argparse.Namespace, options: AppOptions) -> int:
+    """The seed's run (``--stack``, ``--record``): phase lines as it goes, then the summary; 0 on PASS."""
+    from simulo.apps.pick_place import report  # noqa: PLC0415
+    from simulo.apps.pick_place.config import DT, FRAME_EVERY  # noqa: PLC0415
+    from simulo.apps.pick_place.experiments import single  # noqa: PLC0415
+
+    video = None if args.record is None else simulo.VideoWriter(args.record, fps=1.0 / (DT * FRAME_EVERY))
+    result = single.run_pick_place(options, on_line=None if args.json else print, stack=args.stack, video=video)
+    _emit(args.json, result.to_json(), report.report_lines(result))
+    if video is not None:
+        path = video.close()
+        print(f"recorded {path} ({len(video.frames)} frames)", file=sys.stderr)
+    return 0 if result.passed else 1
 
 
 def _emit(as_json: bool, data: dict[str, Any], lines: list[str]) -> None:

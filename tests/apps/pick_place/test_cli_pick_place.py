@@ -103,14 +103,16 @@ def test_friction_sweep_finds_the_slip_threshold_beside_coulomb(capsys: pytest.C
 
 def test_friction_sweep_prints_both_numbers(capsys: pytest.CaptureFixture[str],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from simulo.apps.pick_place import app
+    from simulo.apps.pick_place.config import AppOptions
+    from simulo.apps.pick_place.experiments import friction
+    from simulo.apps.pick_place.results import SweepResult
 
-    def quick(options: app.AppOptions, on_sample: object = None) -> app.SweepResult:
-        return app.SweepResult(samples=((0.1, True, 120.0), (0.2, False, 0.1)), slip_below=0.171,
-                               contact_friction=0.029241, coulomb_estimate=0.024525, coulomb_lift_estimate=0.026325,
-                               grip_force=20.0)
+    def quick(options: AppOptions, on_sample: object = None) -> SweepResult:
+        return SweepResult(samples=((0.1, True, 120.0), (0.2, False, 0.1)), slip_below=0.171,
+                           contact_friction=0.029241, coulomb_estimate=0.024525, coulomb_lift_estimate=0.026325,
+                           grip_force=20.0)
 
-    monkeypatch.setattr(app, "friction_sweep", quick)
+    monkeypatch.setattr(friction, "friction_sweep", quick)
     status, lines = _run(capsys, "--friction-sweep")
     assert status == 0
     assert lines[0].startswith("slip threshold: friction 0.171 on the cube and the fingers (contact coefficient 0.0292")

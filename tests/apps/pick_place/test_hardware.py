@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from simulo.apps.pick_place.hardware import (
@@ -80,7 +82,7 @@ def test_vertical_moves_are_slower_than_horizontal_ones() -> None:
     log, _, _ = _run(holds=True)
     moves = [c for c in log if c[0] == "move_linear"]
     vertical, horizontal = [], []
-    for before, after in zip(moves, moves[1:]):
+    for before, after in itertools.pairwise(moves):
         (vertical if before[1:3] == after[1:3] else horizontal).append(after[5])
     assert len(vertical) == 4 and len(horizontal) == 1
     assert max(vertical) < min(horizontal)

@@ -66,7 +66,8 @@ def _joint_transform(joint: JointSpec, angle: float) -> np.ndarray:
     return t
 
 
-def forward_kinematics(q: Sequence[float] | np.ndarray, geometry: ArmGeometry = PICK_ARM) -> tuple[np.ndarray, np.ndarray]:
+def forward_kinematics(q: Sequence[float] | np.ndarray,
+                       geometry: ArmGeometry = PICK_ARM) -> tuple[np.ndarray, np.ndarray]:
     """Pose of the tcp in the base frame for the five arm joint angles.
 
     Args:

@@ -20,13 +20,14 @@ import math
 import numpy as np
 
 from simulo.errors import ShapeError, SimuloValueError
+from simulo.math import batched
 
 DEFAULT_DAMPING = 0.01
 """lambda in rad or m; small against the arm's ~0.5 m reach, large enough to keep dq bounded."""
 
 
 def quat_to_matrix(quat_wxyz: np.ndarray) -> np.ndarray:
-    """Rotation matrices of w-first unit quaternions.
+    """Rotation matrices of w-first quaternions, normalised first (:func:`simulo.math.batched.quat_to_matrix`).
 
     Args:
         quat_wxyz: Quaternions ``[qw, qx, qy, qz]``, shape (N, 4).
@@ -36,17 +37,12 @@ def quat_to_matrix(quat_wxyz: np.ndarray) -> np.ndarray:
 
     Raises:
         ShapeError: ``quat_wxyz`` is not (N, 4).
+        SimuloValueError: A quaternion has zero length.
     """
     q = np.asarray(quat_wxyz, dtype=np.float64)
     if q.ndim != 2 or q.shape[1] != 4:
         raise ShapeError(f"quat_wxyz must have shape (N, 4), got {q.shape}")
-    q = q / np.linalg.norm(q, axis=1, keepdims=True)
-    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1),
-    ], axis=1)
+    return batched.quat_to_matrix(q)
 
 
 def hand_yaw(x: np.ndarray, y: np.ndarray, grasp_yaw: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
