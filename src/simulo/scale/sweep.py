@@ -54,11 +54,11 @@ class Shard:
         return f"shard {self.index} ({self.count} envs: {self.first}..{self.stop - 1} of {self.total})"
 
 
-def default_envs_per_world() -> int:
+def default_envs_per_world(engine: str = "pybullet") -> int:
     """The engine's bound on environments per world (what :class:`simulo.Simulation` uses by default)."""
-    from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD  # noqa: PLC0415 - the engine loads on use
+    from simulo.engine.registry import engine_factory  # noqa: PLC0415 - the engine loads on use
 
-    return DEFAULT_ENVS_PER_WORLD
+    return engine_factory(engine).default_envs_per_world
 
 
 def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None = None) -> list[Shard]:
