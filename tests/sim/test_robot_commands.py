@@ -1,5 +1,8 @@
-"""Commands of ``simulo.Robot``: targets (buffered, persistent), teleports, reset, and the drive settings
-(``articulation``, ``joint_config``, ``actuator_gains``) that shape how commands act."""
+"""Commands of ``simulo.Robot`` whose checks need PyBullet's physics: effort-driven motion, falling bases,
+the engine motor's gains and force limit, joint limits, damping and an offset centre of mass.
+
+The engine-neutral command contract is in ``tests/sim/contract/test_commands.py``.
+"""
 
 from __future__ import annotations
 
@@ -14,57 +17,6 @@ SUBSET = [5, 1, 3]  # non-contiguous, unordered
 OTHERS = [0, 2, 4]
 
 
-def test_commands_are_buffered_until_the_next_step(cartpole, make) -> None:
-    robot, sim = make(cartpole, num_envs=2, sim={"dt": DT})
-    q0 = np.array(robot.state.joint_positions)
-    robot.set_joint_position_target(np.array([[0.4], [-0.4]]), joint_ids=[0])
-    robot.set_joint_velocity_target(np.array([[1.0], [1.0]]), joint_ids=[0])
-    robot.set_joint_effort_target(np.array([[50.0], [50.0]]), joint_ids=[0])
-    # nothing acts before the next step: the state is unchanged and no effort is reported
-    np.testing.assert_array_equal(robot.state.joint_positions, q0)
-    np.testing.assert_array_equal(robot.state.joint_efforts, np.zeros((2, 2)))
-    sim.step(1)
-    q1 = np.array(robot.state.joint_positions)
-    assert q1[0, 0] > 0 and q1[1, 0] < 0  # the position target won over velocity and effort
-    # flushed once per step: sim.step(n) calls the robot's flush exactly n times
-    calls = []
-    flush = robot.runtime_flush
-    robot.runtime_flush = lambda: (calls.append(1), flush())[1]  # type: ignore[method-assign]
-    sim.step(3)
-    assert len(calls) == 3
-
-
-def test_only_the_last_command_before_a_step_counts(cartpole, make) -> None:
-    a, sim_a = make(cartpole, num_envs=2, sim={"dt": DT})
-    b, sim_b = make(cartpole, num_envs=2, sim={"dt": DT})
-    a.set_joint_effort_target(np.array([[-300.0], [300.0]]), joint_ids=[0])  # overwritten before any step
-    a.set_joint_effort_target(np.array([[20.0], [-10.0]]), joint_ids=[0])
-    b.set_joint_effort_target(np.array([[20.0], [-10.0]]), joint_ids=[0])
-    sim_a.step(20)
-    sim_b.step(20)
-    assert np.asarray(a.state.joint_positions).tobytes() == np.asarray(b.state.joint_positions).tobytes()
-
-
-def test_position_targets_persist_and_touch_only_their_envs(cartpole, make) -> None:
-    robot, sim = make(cartpole, num_envs=6, sim={"dt": DT})
-    robot.set_joint_position_target(np.array([[0.5], [-0.3], [0.2]]), joint_ids=[0], env_ids=SUBSET)
-    sim.step(240)  # the target was given once and keeps acting
-    q = np.asarray(robot.state.joint_positions)
-    np.testing.assert_allclose(q[SUBSET, 0], [0.5, -0.3, 0.2], atol=5e-3)
-    np.testing.assert_array_equal(q[OTHERS], np.zeros((3, 2)))
-
-
-def test_velocity_target_reaches_the_speed(cartpole, make) -> None:
-    robot, sim = make(cartpole, num_envs=6, sim={"dt": DT})
-    robot.set_joint_velocity_target(np.array([[0.5], [-0.25], [0.1]]), joint_ids=[0], env_ids=SUBSET)
-    sim.step(60)
-    qd = np.asarray(robot.state.joint_velocities)
-    np.testing.assert_allclose(qd[SUBSET, 0], [0.5, -0.25, 0.1], atol=2e-3)
-    np.testing.assert_array_equal(qd[OTHERS], np.zeros((3, 2)))
-    q = np.asarray(robot.state.joint_positions)
-    np.testing.assert_allclose(q[SUBSET, 0], np.array([0.5, -0.25, 0.1]) * 0.5, rtol=0.05)
-
-
 def test_effort_target_for_all_envs_and_joint_subsets(arm, make) -> None:
     robot, sim = make(arm, num_envs=2, disable_gravity=True)
     robot.set_joint_effort_target(np.array([[0.5], [-0.5]]), joint_ids=robot.find_joints("base_yaw"))
@@ -77,26 +29,6 @@ def test_effort_target_for_all_envs_and_joint_subsets(arm, make) -> None:
     robot.set_joint_effort_target(np.zeros((2, 7)))
     sim.step(1)
     np.testing.assert_array_equal(np.asarray(robot.state.joint_efforts), np.zeros((2, 7)))
-
-
-def test_set_joint_state_teleports_and_is_current_at_once(cartpole, make) -> None:
-    robot, sim = make(cartpole, num_envs=6, sim={"dt": DT})
-    robot.set_joint_state(np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]),
-                          velocities=np.array([[1.0, 0.0], [0.0, 0.0], [-1.0, 0.5]]), env_ids=SUBSET)
-    q = np.asarray(robot.state.joint_positions)
-    qd = np.asarray(robot.state.joint_velocities)
-    np.testing.assert_array_equal(q[SUBSET], [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
-    np.testing.assert_array_equal(qd[SUBSET], [[1.0, 0.0], [0.0, 0.0], [-1.0, 0.5]])
-    np.testing.assert_array_equal(q[OTHERS], np.zeros((3, 2)))
-    # the engine agrees: the cart frame moved by q along the rail
-    cart = np.asarray(robot.get_body_pose("cart"))
-    np.testing.assert_allclose(cart[SUBSET, 0] - np.asarray(sim.env_origins)[SUBSET, 0], [0.1, 0.3, 0.5], atol=1e-6)
-    # velocities default to zero; the cart coasts with the velocity it was given
-    robot.set_joint_state(np.array([[0.0, 0.0]]), env_ids=[1])
-    np.testing.assert_array_equal(np.asarray(robot.state.joint_velocities)[1], [0.0, 0.0])
-    sim.step(12)
-    q = np.asarray(robot.state.joint_positions)
-    np.testing.assert_allclose(q[5, 0], 0.1 + 1.0 * 12 * DT, atol=0.02)
 
 
 def test_set_root_pose_teleports_a_floating_base(floater, make) -> None:
@@ -119,54 +51,6 @@ def test_set_root_pose_teleports_a_floating_base(floater, make) -> None:
     assert np.all(np.asarray(robot.state.pose)[SUBSET, 2] < targets[:, 2] - 0.02)
 
 
-def test_set_root_pose_moves_a_fixed_base_anchor(cartpole, make) -> None:
-    robot, sim = make(cartpole, num_envs=1)
-    robot.set_root_pose(np.array([[1.0, 2.0, 3.0, 1.0, 0.0, 0.0, 0.0]]))
-    sim.step(60)
-    np.testing.assert_allclose(robot.state.pose, [[1.0, 2.0, 3.0, 1.0, 0.0, 0.0, 0.0]], atol=1e-9)
-    np.testing.assert_allclose(np.asarray(robot.get_body_pose("cart"))[0, :3], [1.0, 2.0, 3.0], atol=1e-6)
-
-
-def test_set_root_velocity_moves_a_floating_base(floater, make) -> None:
-    robot, sim = make(floater, num_envs=6, articulation=FREE, sim={"gravity": (0.0, 0.0, 0.0)},
-                      initial_pose=simulo.Pose.from_xyz(0, 0, 1.0))
-    vel = np.array([[0.5, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, -0.4, 0.2, 0.0, 0.0, 0.0], [0.0, 0.0, -0.3, 0.0, 0.0, 0.0]])
-    robot.set_root_velocity(vel, env_ids=SUBSET)
-    np.testing.assert_allclose(robot.get_root_velocity()[SUBSET], vel, atol=1e-9)  # current at once
-    np.testing.assert_array_equal(robot.get_root_velocity()[OTHERS], np.zeros((3, 6)))
-    start = np.array(robot.state.pose)
-    sim.step(120)  # 0.5 s of free flight at the default dt
-    moved = np.asarray(robot.state.pose)[:, :3] - start[:, :3]
-    # v·t, less PyBullet's default linear damping of a multibody (0.04 per second, under 2 % here)
-    np.testing.assert_allclose(moved[5], [0.25, 0.0, 0.0], rtol=0.02, atol=1e-9)
-    np.testing.assert_allclose(moved[1], [0.0, -0.2, 0.1], rtol=0.02, atol=1e-9)
-    np.testing.assert_allclose(moved[3], [0.0, 0.0, -0.15], rtol=0.02, atol=1e-9)
-    np.testing.assert_array_equal(moved[OTHERS], np.zeros((3, 3)))
-
-
-def test_reset_env_ids_resets_only_those_and_clears_their_targets(cartpole, make) -> None:
-    art = simulo.ArticulationConfig(default_joint_positions=(0.25, 0.0))
-    robot, sim = make(cartpole, num_envs=6, articulation=art, sim={"dt": DT})
-    np.testing.assert_allclose(robot.state.joint_positions, [[0.25, 0.0]] * 6)  # applied at attach
-    targets = np.linspace(-0.6, 0.6, 6)[:, None]
-    robot.set_joint_position_target(targets, joint_ids=[0])
-    sim.step(120)
-    before = np.array(robot.state.joint_positions)
-    before_vel = np.array(robot.state.joint_velocities)
-    robot.reset(env_ids=SUBSET)
-    q = np.asarray(robot.state.joint_positions)
-    np.testing.assert_array_equal(q[SUBSET], [[0.25, 0.0]] * 3)  # current right after reset
-    np.testing.assert_array_equal(np.asarray(robot.state.joint_velocities)[SUBSET], np.zeros((3, 2)))
-    np.testing.assert_array_equal(q[OTHERS], before[OTHERS])
-    np.testing.assert_array_equal(np.asarray(robot.state.joint_velocities)[OTHERS], before_vel[OTHERS])
-    sim.step(120)
-    q = np.asarray(robot.state.joint_positions)
-    # reset envs have no target any more: passive and at rest at the default they stay put
-    np.testing.assert_allclose(q[SUBSET], [[0.25, 0.0]] * 3, atol=1e-12)
-    # the others still track their targets
-    np.testing.assert_allclose(q[OTHERS, 0], targets[OTHERS, 0], atol=5e-3)
-
-
 def test_reset_to_default_resets_every_env(floater, make) -> None:
     robot, sim = make(floater, num_envs=3, plane=True, articulation=FREE,
                       initial_pose=simulo.Pose.from_xyz(0, 0, 0.3))
@@ -182,44 +66,6 @@ def test_reset_to_default_resets_every_env(floater, make) -> None:
     np.testing.assert_array_equal(robot.state.joint_efforts, np.zeros((3, 1)))  # the effort target is gone
 
 
-def test_articulation_default_joint_positions_and_velocities(arm, make, arm_q) -> None:
-    art = simulo.ArticulationConfig(default_joint_positions=tuple(arm_q),
-                                    default_joint_velocities=(0.1, 0, 0, 0, 0, 0, 0))
-    robot, sim = make(arm, num_envs=2, articulation=art, disable_gravity=True)
-    np.testing.assert_allclose(robot.state.joint_positions, np.tile(arm_q, (2, 1)))
-    np.testing.assert_allclose(np.asarray(robot.state.joint_velocities)[:, 0], [0.1, 0.1])
-    robot.set_joint_state(np.zeros((1, 7)), env_ids=[1])
-    robot.reset(env_ids=[1])
-    np.testing.assert_allclose(np.asarray(robot.state.joint_positions)[1], arm_q)
-
-
-def test_joint_config_effort_limit_clips_effort(cartpole, make) -> None:
-    robot, sim = make(cartpole, num_envs=1, sim={"dt": DT},
-                      joint_config=[simulo.JointConfig(name="slider_to_cart", type="prismatic", effort_limit=5.0)])
-    robot.set_joint_effort_target(np.array([[100.0]]), joint_ids=[0])
-    sim.step(12)
-    assert np.asarray(robot.state.joint_efforts)[0, 0] == 5.0
-    qd = np.asarray(robot.state.joint_velocities)
-    momentum = (np.asarray(robot.get_mass_matrix())[0] @ qd[0])[0]
-    np.testing.assert_allclose(momentum, 5.0 * 12 * DT, rtol=0.01)  # 5 N acted, not 100 N
-
-
-def test_actuator_gains_pd_drive_follows_its_law_and_tracks(cartpole, make) -> None:
-    gains = {"slider_to_cart": simulo.ActuatorGainsConfig(stiffness=100.0, damping=22.0)}
-    robot, sim = make(cartpole, num_envs=2, actuator_gains=gains, sim={"dt": DT})
-    robot.set_joint_position_target(np.array([[0.5], [-0.2]]), joint_ids=[0])
-    sim.step(1)
-    # first step from rest: effort = stiffness * (target - q) exactly
-    np.testing.assert_allclose(np.asarray(robot.state.joint_efforts)[:, 0], [50.0, -20.0])
-    q, qd = (np.array(a) for a in robot.get_joint_state())
-    robot.set_joint_position_target(np.array([[0.5], [-0.2]]), joint_ids=[0])
-    sim.step(1)
-    expected = 100.0 * (np.array([0.5, -0.2]) - q[:, 0]) + 22.0 * (0.0 - qd[:, 0])
-    np.testing.assert_allclose(np.asarray(robot.state.joint_efforts)[:, 0], expected)
-    sim.step(238)
-    np.testing.assert_allclose(np.asarray(robot.state.joint_positions)[:, 0], [0.5, -0.2], atol=0.03)
-
-
 def test_actuator_gains_motor_config_limits_the_engine_motor(cartpole, make) -> None:
     slow = {"slider_to_cart": simulo.MotorGainsConfig(position_gain=0.3, max_force=5.0)}
     robot, sim = make(cartpole, num_envs=1, actuator_gains=slow, sim={"dt": DT})
@@ -231,17 +77,6 @@ def test_actuator_gains_motor_config_limits_the_engine_motor(cartpole, make) -> 
     assert np.asarray(robot.state.joint_positions)[0, 0] < 0.5 * 5.0 / 1.06 * (12 * DT) ** 2 * 1.15
     # the default motor (URDF limit 400 N) gets there far faster
     assert np.asarray(full.state.joint_positions)[0, 0] > 10 * np.asarray(robot.state.joint_positions)[0, 0]
-
-
-@pytest.mark.parametrize("group", ["all_joints", ".*"])
-def test_actuator_gains_group_keys(group, arm, make, arm_q) -> None:
-    robot, sim = make(arm, num_envs=1, disable_gravity=True,
-                      actuator_gains={group: simulo.ActuatorGainsConfig(stiffness=0.0, damping=0.0)})
-    # zero gains: a pure effort drive, position targets produce no effort
-    robot.set_joint_position_target(arm_q[None])
-    sim.step(5)
-    np.testing.assert_array_equal(np.asarray(robot.state.joint_efforts), np.zeros((1, 7)))
-    np.testing.assert_allclose(robot.state.joint_positions, np.zeros((1, 7)), atol=1e-9)
 
 
 def test_root_pose_and_velocity_round_trip_with_an_offset_centre_of_mass(arm, make) -> None:

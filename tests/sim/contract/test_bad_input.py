@@ -1,11 +1,12 @@
-"""Bad input, table-driven: each case raises the expected SimuloError subclass, with a message naming the
-bad value, and leaves every target, state buffer, engine state and scene exactly as it was."""
+"""Bad input, table-driven, on every engine: each case raises the expected SimuloError subclass, with a message
+naming the bad value, and leaves every target, state buffer, engine state and scene exactly as it was."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -39,8 +40,8 @@ class World:
     cartpole_asset: simulo.Asset
 
 
-@pytest.fixture(scope="module")
-def world() -> Any:
+@pytest.fixture(scope="module", params=["pybullet", "mock"])
+def world(request: pytest.FixtureRequest) -> Any:
     cartpole = simulo.Asset.from_registry("simulo/robot/cartpole:v1")
     arm_asset = simulo.Asset.from_registry("simulo/robot/pick_arm:v1")
     scene = simulo.Scene(num_envs=6)
@@ -54,7 +55,7 @@ def world() -> Any:
     scene.add(cp, at="/World/Cartpole")
     scene.add(arm, at="/World/Arm")
     scene.add(cube, at="/World/Cube")
-    sim = simulo.Simulation(scene, dt=1 / 120)
+    sim = simulo.Simulation(scene, dt=1 / 120, engine=request.param)
     # a lived-in state: targets of every kind set, some steps taken
     cp.set_joint_position_target(np.full((3, 1), 0.2), joint_ids=[0], env_ids=[5, 1, 3])
     cp.set_joint_velocity_target(np.full((6, 1), 0.1), joint_ids=[1])

@@ -1,4 +1,5 @@
-"""Name queries, counts and body reads of ``simulo.Robot``."""
+"""The name and body contract on every engine: counts, names in URDF order, find_joints/find_bodies order
+and errors, and body poses and velocities against the kinematics."""
 
 from __future__ import annotations
 
