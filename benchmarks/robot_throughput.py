@@ -37,15 +37,18 @@ import pstats
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pybullet as p
 import pybullet_data
 
 import simulo
-from simulo.engine.pybullet.batch import DEFAULT_ENVS_PER_WORLD, MAX_ENVS_PER_WORLD
+from simulo.engine.registry import engine_factory
+
+DEFAULT_ENVS_PER_WORLD = engine_factory("pybullet").default_envs_per_world
+MAX_ENVS_PER_WORLD = engine_factory("pybullet").max_envs_per_world
 
 ARM = ("base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll")
 POSITION_GAIN = 0.3
@@ -235,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bound", type=int, default=DEFAULT_ENVS_PER_WORLD,
                         help=f"envs_per_world for the first table (default {DEFAULT_ENVS_PER_WORLD})")
     parser.add_argument("--bounds", type=int, nargs="+", default=[1, 4, 8, 16, MAX_ENVS_PER_WORLD],
-                        help="envs_per_world values for the second table (at most %d)" % MAX_ENVS_PER_WORLD)
+                        help=f"envs_per_world values for the second table (at most {MAX_ENVS_PER_WORLD})")
     parser.add_argument("--bound-envs", type=int, default=64, help="environments for the bounds table")
     parser.add_argument("--steps", type=int, default=50, help="steps per timed block (default 50)")
     parser.add_argument("--min-env-steps", type=int, default=2000,

@@ -190,7 +190,8 @@ class RobotData:
         self.batch.apply(self.mode, self.pos_t, inputs.velocity, self.motor_force, self.motor_pos_gain,
                          self.motor_vel_gain, self.torque)
         self.commands_changed = False
-        self.torque_active = bool((self.mode == _TORQUE).any())
+        # without an explicit drive or an effort target no joint can be torque-driven
+        self.torque_active = inputs.torques and bool((self.mode == _TORQUE).any())
         return True
 
 

@@ -19,8 +19,10 @@ from simulo.engine.pybullet.world import PyBulletWorld, Vec3, invert_transform, 
 from simulo.errors import AssetError, SimuloValueError
 
 
-class PyBulletArticulationBatch:
+class PyBulletArticulationBatch(JointCommander):
     """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
+
+    Joint commands (:meth:`apply`) come from :class:`~simulo.engine.pybullet.commands.JointCommander`.
 
     Args:
         handles: ``(world, body id)`` of each environment's copy, in environment order.
@@ -54,8 +56,8 @@ class PyBulletArticulationBatch:
         for link in range(self.num_links):
             pos, quat = world.inertial_offset(body, link)
             self._com_points.append((rotation_matrix(quat).T @ np.asarray(pos)).tolist())
-        self.commander = JointCommander(handles, self.joint_indices)
-        self.commander.disable_motors(range(len(handles)))
+        super().__init__(handles, self.joint_indices)
+        self.disable_motors(range(len(handles)))
 
     @property
     def num_envs(self) -> int:
@@ -165,11 +167,6 @@ class PyBulletArticulationBatch:
                 origin, _ = multiply_transforms(com_pos, com_quat, *self._base_off_inverse)
                 lin = lin + np.cross(ang, np.subtract(com_pos, origin))
             w.reset_base_velocity(b, lin.tolist(), ang.tolist())
-
-    def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
-              position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
-        """Send one step's joint commands for every environment (see :class:`JointCommander`)."""
-        self.commander.apply(mode, position, velocity, force, position_gain, velocity_gain, torque)
 
     def cancel_gravity(self) -> None:
         """Apply, for this step, an upward force of m·g at every link's centre of mass."""

@@ -8,6 +8,7 @@ unchanged modes does no per-environment index work.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,8 @@ _Commands = tuple[Any, list[int], list[Handle]]
 
 
 class JointCommander:
-    """Sends the joint commands of one batch; remembers each joint's current mode.
+    """Sends the joint commands of one batch; remembers each joint's current mode (the command half of
+    :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`).
 
     Args:
         handles: ``(world, body id)`` per environment.
@@ -42,7 +44,7 @@ class JointCommander:
         self._fixed_key: tuple[bytes, ...] | None = None  # the arrays the cached motor arguments were built for
         self._fixed: dict[int, list[list[tuple[list[float], ...]]]] = {}
 
-    def disable_motors(self, env_ids: Any, joints: list[int] | None = None) -> None:
+    def disable_motors(self, env_ids: Iterable[int], joints: list[int] | None = None) -> None:
         """Switch the motors of some joint columns (all when ``None``) off in ``env_ids``: passive joints."""
         cols = list(range(len(self.joint_indices))) if joints is None else list(joints)
         if not cols:

@@ -61,19 +61,24 @@ class EngineMotorDrive:
 
     def compute(self, data: RobotData, inputs: DriveInputs) -> None:
         """Choose each joint's mode: position over velocity over effort; raw efforts clipped (runtime hook)."""
-        c = self._index
-        pos_set, vel_set, eff_set = inputs.pos_set[:, c], inputs.vel_set[:, c], inputs.eff_set[:, c]
-        mode = data.mode if self._all else np.empty(pos_set.shape, dtype=np.int8)
+        if self._all:  # every joint: work on the robot's arrays in place
+            pos_set, vel_set, eff_set, mode = inputs.pos_set, inputs.vel_set, inputs.eff_set, data.mode
+        else:
+            c = self._cols
+            pos_set, vel_set, eff_set = inputs.pos_set[:, c], inputs.vel_set[:, c], inputs.eff_set[:, c]
+            mode = np.empty(pos_set.shape, dtype=np.int8)
         mode.fill(_PASSIVE)
         if inputs.torques:
             mode[eff_set] = _TORQUE
         mode[vel_set] = _VELOCITY
         mode[pos_set] = _POSITION
         if not self._all:
-            data.mode[:, c] = mode
+            data.mode[:, self._cols] = mode
         if inputs.torques:
-            torque = np.where(eff_set, data.eff_t[:, c], 0.0)
+            torque = np.where(eff_set, data.eff_t[:, self._index], 0.0)
             np.clip(torque, -self._limit, self._limit, out=torque)
-            data.torque[:, c] = torque
+            data.torque[:, self._index] = torque
+        elif self._all:
+            data.torque.fill(0.0)
         else:
-            data.torque[:, c] = 0.0
+            data.torque[:, self._cols] = 0.0
