@@ -14,7 +14,7 @@ from types import ModuleType
 
 from simulo.errors import MissingDependencyError
 
-__all__ = ["EXTRAS", "missing_dependency", "require"]
+__all__ = ["EXTRAS", "install_command", "missing_dependency", "require"]
 
 EXTRAS: dict[str, tuple[str, str]] = {
     "torch": ("PyTorch", "pip install torch==2.13.0 (or the extra: pip install 'simulo-local[train]')"),
@@ -24,6 +24,12 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "tqdm": ("tqdm", "pip install 'simulo-local[train]'"),
 }
 """Top-level module -> (the package's name as people know it, the command that installs it)."""
+
+
+def install_command(module: str) -> str:
+    """The command that installs ``module`` (``"imageio.v2"`` -> the ``video`` extra; unknown: ``pip install``)."""
+    top = module.split(".")[0]
+    return EXTRAS[top][1] if top in EXTRAS else f"pip install {top}"
 
 
 def missing_dependency(
@@ -41,9 +47,9 @@ def missing_dependency(
         The error, to be raised (``raise missing_dependency(...) from exc``).
     """
     top = module.split(".")[0]
-    known_what, known_hint = EXTRAS.get(top, (top, f"pip install {top}"))
+    known_what = EXTRAS[top][0] if top in EXTRAS else top
     return MissingDependencyError(
-        f"{feature} needs {what or known_what}, which is not installed: {install_hint or known_hint}"
+        f"{feature} needs {what or known_what}, which is not installed: {install_hint or install_command(module)}"
     )
 
 

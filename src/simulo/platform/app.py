@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
+from simulo._checks import is_int, is_real
 from simulo.errors import JobError
 from simulo.platform.context import running
 from simulo.platform.runtime import Runtime
@@ -123,13 +124,13 @@ def _check_system(value: Any) -> SystemType | None:
 def _check_timeout(value: Any) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value:
+    if not is_real(value, 0, low_open=True, finite=False):
         raise JobError(f"@app.job(timeout={value!r}) must be a positive number of seconds, or None for no limit")
     return value
 
 
 def _check_retries(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_int(value, 0):
         raise JobError(f"@app.job(retries={value!r}) must be a whole number >= 0")
     return value
 

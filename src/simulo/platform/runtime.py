@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
+from simulo._optional import install_command
 from simulo.errors import JobError, MissingDependencyError
 from simulo.platform.discovery import DiscoveryImports, in_discovery_mode
 
@@ -40,7 +41,7 @@ class _ExecutionImports:
             missing = exc.name or str(exc)
             raise MissingDependencyError(
                 f"this app imports {missing!r} inside app.runtime.imports(), but it is not installed in "
-                f"{sys.executable}; install it (for torch: pip install torch==2.13.0) and run again"
+                f"{sys.executable}; install it ({install_command(missing)}) and run again"
             ) from exc
 
 
@@ -63,7 +64,7 @@ def _script_or_plain(fn: Callable[..., Any]) -> Callable[..., Any]:
         jit = importlib.import_module("torch.jit")
     except ModuleNotFoundError:
         return fn
-    return jit.script(fn)  # type: ignore[no-any-return]
+    return jit.script(fn)
 
 
 class Runtime:

@@ -7,10 +7,10 @@ computer's CPU, whatever tier it names.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class JobType(str, Enum):
+class JobType(StrEnum):
     """What a job does. The value is the spelling accepted by ``@app.job(type="...")``."""
 
     PREVIEW = "preview"
@@ -18,11 +18,8 @@ class JobType(str, Enum):
     EVAL = "eval"
     PLAY = "play"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class SystemType(str, Enum):
+class SystemType(StrEnum):
     """A GPU system tier of the cloud product (``simulo.SystemType.TIER_1`` ...).
 
     Accepted by ``@app.job(system=...)`` and recorded on the job; it does not change how the job
@@ -33,6 +30,3 @@ class SystemType(str, Enum):
     TIER_2 = "tier2"
     TIER_3 = "tier3"
     TIER_4 = "tier4"
-
-    def __str__(self) -> str:
-        return self.value

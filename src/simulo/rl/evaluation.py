@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._checks import is_int, is_real
 from simulo.errors import SimuloValueError, TaskError
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task, recording_checks
@@ -158,12 +159,11 @@ def _check_args(task: Any, episodes: Any, num_envs: Any, actions: Any, env_spaci
     if not isinstance(task, Task):
         raise SimuloValueError(f"evaluate() needs a simulo.Task instance, got {task!r}")
     for name, value, low in (("episodes", episodes, 1), ("num_envs", num_envs, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_int(value, low):
             raise SimuloValueError(f"evaluate({name}={value!r}): expected an integer >= {low}")
     if actions not in ACTIONS:
         raise SimuloValueError(f"evaluate(actions={actions!r}): expected one of {', '.join(map(repr, ACTIONS))}")
-    if isinstance(env_spacing, bool) or not isinstance(env_spacing, (int, float)) or not (
-            math.isfinite(env_spacing) and env_spacing >= 0):
+    if not is_real(env_spacing, 0):
         raise SimuloValueError(f"evaluate(env_spacing={env_spacing!r}): expected a finite distance >= 0 in metres")
 
 

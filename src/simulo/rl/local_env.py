@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._checks import check_int, is_int
 from simulo.errors import SimuloValueError, TaskError
 from simulo.rl.task import Task, bind_runtime, task_uses_torch
 from simulo.sim.scene import Scene
@@ -82,18 +83,16 @@ class LocalEnv:
             raise SimuloValueError(f"LearningEnv needs a simulo.Task instance, got {task!r}")
         for name in ("observation_dim", "action_dim"):
             value = getattr(task, name, None)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if not is_int(value, 1):
                 raise TaskError(f"{type(task).__name__}.{name} must be a positive integer, got {value!r}")
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise SimuloValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        check_int(num_envs, "num_envs", 1)
         steps = task.physics_steps_per_action if physics_steps_per_action is None else physics_steps_per_action
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise SimuloValueError(f"physics_steps_per_action must be an integer >= 1, got {steps!r}")
+        check_int(steps, "physics_steps_per_action", 1)
         if enable_cameras:
             raise NotImplementedError("camera sensors are not available on the local PyBullet runtime yet")
         if tensor_library not in ("auto", "torch", "numpy"):
             raise SimuloValueError(f"tensor_library must be 'auto', 'torch' or 'numpy', got {tensor_library!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        if seed is not None and not is_int(seed):
             raise SimuloValueError(f"seed must be an integer or None, got {seed!r}")
         self.task = task
         self.num_envs = num_envs
@@ -106,7 +105,7 @@ class LocalEnv:
         spacing = task.env_spacing if env_spacing is None else env_spacing
         self._seed = seed
         if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2
-                                  or not all(isinstance(v, int) and not isinstance(v, bool) for v in shard)):
+                                  or not all(is_int(v) for v in shard)):
             raise SimuloValueError(f"shard must be (first_env, total_envs) integers, got {shard!r}")
         self._first_env = 0 if shard is None else shard[0]
         self._seed_streams(seed)
@@ -183,8 +182,7 @@ class LocalEnv:
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int):
-                raise SimuloValueError(f"seed must be an integer, got {seed!r}")
+            check_int(seed, "seed")
             self._seed_streams(seed)
         ids = np.arange(self.num_envs)
         self._reset(ids)

@@ -22,8 +22,6 @@ from simulo._optional import require
 from simulo.errors import SimuloValueError, WorkerError
 from simulo.scale.settings import check_address, check_workers
 
-INSTALL_HINT = "pip install 'simulo-local[ray]' (or: pip install 'ray>=2.9')"
-
 
 def require_ray(feature: str = "--workers/--address") -> types.ModuleType:
     """Import and return ``ray``, or explain how to install it.
@@ -31,7 +29,7 @@ def require_ray(feature: str = "--workers/--address") -> types.ModuleType:
     Raises:
         MissingDependencyError: Ray is not installed.
     """
-    return require("ray", feature, "Ray", INSTALL_HINT)
+    return require("ray", feature)
 
 
 class Cluster:

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._checks import check_int
 from simulo.errors import SimuloError, SimuloValueError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
 from simulo.rl.local_env import LocalEnv
@@ -198,8 +199,7 @@ class RayLearningEnv:
                  **kwargs: Any) -> None:
         if not isinstance(task, Task):
             raise SimuloValueError(f"RayLearningEnv needs a simulo.Task instance, got {task!r}")
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise SimuloValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
+        check_int(num_envs, "num_envs", 1)
         check_workers(workers)
         try:
             bound = _SIGNATURE.bind(None, task, num_envs, *args, **kwargs)
@@ -275,8 +275,8 @@ class RayLearningEnv:
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise SimuloValueError(f"seed must be an integer, got {seed!r}")
+        if seed is not None:
+            check_int(seed, "seed")
         parts = self._request([("reset", seed)] * len(self.shards), "reset()")
         return self.tensors.out(np.concatenate(parts)), {}
 

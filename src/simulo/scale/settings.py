@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from simulo._checks import check_int
 from simulo.errors import SimuloValueError
 
 ENV_WORKERS = "SIMULO_WORKERS"
@@ -25,9 +26,7 @@ def check_workers(value: object) -> int:
     Raises:
         SimuloValueError: It is not.
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SimuloValueError(f"workers must be an integer >= 1, got {value!r}")
-    return value
+    return check_int(value, "workers", 1)
 
 
 def check_address(value: object) -> str | None:

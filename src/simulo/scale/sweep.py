@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from simulo._checks import check_int
 from simulo.errors import SimuloValueError, WorkerError
 from simulo.scale.progress import Progress
 from simulo.scale.settings import ENV_ADDRESS, ENV_WORKERS, ScaleSettings
@@ -80,8 +81,7 @@ def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None
     if envs_per_world is None:
         envs_per_world = default_envs_per_world()
     for name, value in (("total", total), ("envs_per_world", envs_per_world), ("parts", 1 if parts is None else parts)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise SimuloValueError(f"{name} must be an integer >= 1, got {value!r}")
+        check_int(value, name, 1)
     worlds = -(-total // envs_per_world)
     groups = worlds if parts is None else min(parts, worlds)
     bounds = [(k * worlds) // groups for k in range(groups + 1)]
@@ -125,8 +125,7 @@ def run_sweep(fn: Callable[[Shard], R], shards: list[Shard], *, workers: int = 1
         Exception: Whatever ``fn`` raised (on a worker or here).
     """
     settings = ScaleSettings(workers, address)
-    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-        raise SimuloValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+    check_int(max_retries, "max_retries", 0)
     if not shards or [s.index for s in shards] != list(range(len(shards))):
         raise SimuloValueError(f"shards must be a non-empty list numbered 0, 1, ... (from plan_shards), got {shards!r}")
     bar = Progress(sum(s.count for s in shards), desc, unit, enabled=progress)

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from simulo._checks import is_int
 from simulo.errors import NonFiniteError, ShapeError, SimuloError, SimuloValueError
 from simulo.rl.training.checkpoints import (
     BEST,
@@ -87,14 +88,13 @@ class RLTrainer:
             raise SimuloValueError(f"algorithm={algorithm!r}: expected one of {ALGORITHMS} (case-insensitive)")
         if ml_framework != "torch":
             raise SimuloValueError(f"ml_framework={ml_framework!r}: expected 'torch'")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        if not is_int(seed, 0):
             raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
         if resume not in (None, True, False):
             raise SimuloValueError(f"resume={resume!r}: expected None, True or False")
         if not isinstance(progress, bool):
             raise SimuloValueError(f"progress={progress!r}: expected True or False")
-        if torch_threads is not None and (isinstance(torch_threads, bool) or not isinstance(torch_threads, int)
-                                          or torch_threads < 1):
+        if torch_threads is not None and not is_int(torch_threads, 1):
             raise SimuloValueError(f"torch_threads={torch_threads!r}: expected an integer >= 1 or None")
         if agent_cfg is not None and not isinstance(agent_cfg, Mapping):
             raise SimuloValueError(f"agent_cfg={agent_cfg!r}: expected a mapping of hyperparameters or None")
@@ -190,9 +190,9 @@ class RLTrainer:
             ShapeError, NonFiniteError: The environment returned malformed data.
         """
         for name, value, minimum in (("max_iterations", max_iterations, 0), ("checkpoint_every", checkpoint_every, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            if not is_int(value, minimum):
                 raise SimuloValueError(f"{name}={value!r}: expected an integer >= {minimum}")
-        if keep_last is not None and (isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 1):
+        if keep_last is not None and not is_int(keep_last, 1):
             raise SimuloValueError(f"keep_last={keep_last!r}: expected an integer >= 1 or None")
         self._check_open()
         if checkpoint_dir is not None:
