@@ -200,7 +200,7 @@ def test_task_without_dimensions_is_refused():
 
 
 def test_cuda_without_cuda_warns_once_and_runs_on_cpu(monkeypatch):
-    import simulo.rl.local_env as env_module
+    import simulo.rl.devices as env_module
 
     monkeypatch.setattr(env_module, "_CUDA_WARNED", False)
     with warnings.catch_warnings(record=True) as caught:
@@ -212,7 +212,9 @@ def test_cuda_without_cuda_warns_once_and_runs_on_cpu(monkeypatch):
 
 
 def test_numpy_task_gets_numpy_tensors():
-    spec = importlib.util.spec_from_file_location("numpy_task_fixture", Path(__file__).parent / "fixtures" / "numpy_task.py")
+    spec = importlib.util.spec_from_file_location(
+        "numpy_task_fixture", Path(__file__).parent / "fixtures" / "numpy_task.py"
+    )
     fixture = importlib.util.module_from_spec(spec)
     sys.modules["numpy_task_fixture"] = fixture
     spec.loader.exec_module(fixture)

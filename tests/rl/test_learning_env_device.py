@@ -9,11 +9,11 @@ import pytest
 
 def test_cuda_request_runs_on_the_cpu_even_where_cuda_exists(monkeypatch):
     torch = pytest.importorskip("torch")
-    import simulo.rl.local_env as env_module
+    import simulo.rl.devices as env_module
 
     monkeypatch.setattr(env_module, "_CUDA_WARNED", False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert env_module.resolve_device("cuda:0") == "cpu"  # the state buffers are CPU memory
+        assert env_module.env_device("cuda:0") == "cpu"  # the state buffers are CPU memory
     assert any("running on the CPU" in str(w.message) for w in caught)

@@ -146,7 +146,8 @@ def test_hook_errors_and_build_errors_name_the_hook() -> None:
 
     report = simulo.preview(Unstarted(), num_envs=2)
     assert report["failed"] == ["build"]
-    assert "Unstarted.on_start() failed" in message(report, "build") and "no joint named slider" in message(report, "build")
+    assert "Unstarted.on_start() failed" in message(report, "build") \
+        and "no joint named slider" in message(report, "build")
     assert all(status == "skipped" for name, status in statuses(report).items() if name != "build")
 
 

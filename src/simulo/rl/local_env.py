@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import random
 import sys
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -22,30 +21,11 @@ import numpy as np
 
 from simulo._checks import check_int, is_int
 from simulo.errors import SimuloValueError, TaskError
+from simulo.rl.devices import env_device
 from simulo.rl.task import Task, bind_runtime, task_uses_torch
 from simulo.sim.scene import Scene
 from simulo.sim.simulation import Simulation
 from simulo.sim.tensors import Tensors, is_torch, to_numpy
-
-_CUDA_WARNED = False
-
-
-def resolve_device(device: str) -> str:
-    """Always ``"cpu"``: the batch tensors live in the engine's CPU buffers. Asking for CUDA warns once."""
-    global _CUDA_WARNED
-    if not isinstance(device, str) or not device:
-        raise SimuloValueError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
-    if device == "cpu":
-        return "cpu"
-    if not device.startswith("cuda"):
-        raise SimuloValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
-    if not _CUDA_WARNED:
-        torch = sys.modules.get("torch")
-        why = ("the PyBullet runtime keeps its tensors in CPU memory" if torch is not None and torch.cuda.is_available()
-               else "CUDA is not available here")
-        warnings.warn(f"device={device!r} requested but {why}; running on the CPU", RuntimeWarning, stacklevel=3)
-        _CUDA_WARNED = True
-    return "cpu"
 
 
 class LocalEnv:
@@ -96,7 +76,7 @@ class LocalEnv:
             raise SimuloValueError(f"seed must be an integer or None, got {seed!r}")
         self.task = task
         self.num_envs = num_envs
-        self._device = resolve_device(device)
+        self._device = env_device(device)
         self.headless = headless
         use_torch = tensor_library == "torch" or (tensor_library == "auto" and task_uses_torch(task))
         self.tensors = Tensors(use_torch)

@@ -29,7 +29,9 @@ class _AutoResetEnv:
         self.lengths.zero_()
         return self._obs()
 
-    def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, Any]]:
+    def step(
+        self, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, Any]]:
         assert actions.shape == (self.num_envs, self.action_dim), actions.shape
         self.steps_taken += 1
         rewards, terminated = self._advance(actions.clamp(-1.0, 1.0))

@@ -13,11 +13,12 @@ import torch
 from rl_toy_envs import PointMassEnv
 
 from simulo.errors import MissingDependencyError, NonFiniteError, ShapeError, SimuloError, SimuloValueError
-from simulo.rl.training import PPOConfig, PolicyPlayer, RLTrainer
+from simulo.rl.training import PolicyPlayer, PPOConfig, RLTrainer
 
 
 def _make(tmp_path: Path, env: Any = None, **kwargs: Any) -> RLTrainer:
-    return RLTrainer(env if env is not None else PointMassEnv(num_envs=4), checkpoint_dir=tmp_path, progress=False, **kwargs)
+    return RLTrainer(env if env is not None else PointMassEnv(num_envs=4), checkpoint_dir=tmp_path, progress=False,
+                     **kwargs)
 
 
 @pytest.mark.parametrize("algorithm", ["SAC", "", None, 3])

@@ -128,7 +128,9 @@ def test_progress_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], progr
     assert ("PPO" in err and "steps/s" in err) is progress
 
 
-def test_progress_line_without_tqdm(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_line_without_tqdm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "tqdm", None)
     RLTrainer(PointMassEnv(num_envs=4), checkpoint_dir=tmp_path, rollout_steps=4).train(2)
     err = capsys.readouterr().err

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from simulo._checks import is_int
 from simulo.errors import SimuloError, SimuloValueError
+from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import read_checkpoint
 from simulo.rl.training.config import PPOConfig
-from simulo.rl.training.deps import require_torch, resolve_device
+from simulo.rl.training.deps import require_torch
 from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class PolicyPlayer:
 
         if not is_int(seed, low=0):
             raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
-        resolved = resolve_device(device)
+        resolved = torch_device(device)
         payload = read_checkpoint(path, map_location=resolved)
         source = str(path)
         try:

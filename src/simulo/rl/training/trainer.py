@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from simulo._checks import is_int
 from simulo.errors import NonFiniteError, ShapeError, SimuloError, SimuloValueError
+from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import (
     BEST,
     LATEST,
@@ -31,7 +32,7 @@ from simulo.rl.training.checkpoints import (
     write_checkpoint,
 )
 from simulo.rl.training.config import PPOConfig
-from simulo.rl.training.deps import require_torch, resolve_device
+from simulo.rl.training.deps import require_torch
 from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ class RLTrainer:
         if resume is True and location.directory is None:
             raise SimuloValueError("resume=True needs a checkpoint_dir (or a job run) to resume from")
         torch = require_torch()
-        self._device = resolve_device(device)
+        self._device = torch_device(device)
         if torch_threads is not None:
             torch.set_num_threads(torch_threads)
 
