@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulo.errors import SimuloValueError
+from simulo.math.scalar import quat_from_rpy
 
 
 def _floats(values: Iterable[Any], n: int, what: str) -> tuple[float, ...]:
@@ -72,16 +73,7 @@ class Pose:
     @classmethod
     def from_xyz_rpy(cls, xyz: Iterable[float], rpy: Iterable[float]) -> Pose:
         """A pose from a position and roll, pitch, yaw in radians (extrinsic x, y, z)."""
-        roll, pitch, yaw = _floats(rpy, 3, "roll, pitch, yaw")
-        cr, sr = math.cos(roll / 2), math.sin(roll / 2)
-        cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-        cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-        quat = (
-            cr * cp * cy + sr * sp * sy,
-            sr * cp * cy - cr * sp * sy,
-            cr * sp * cy + sr * cp * sy,
-            cr * cp * sy - sr * sp * cy,
-        )
+        quat = quat_from_rpy(*_floats(rpy, 3, "roll, pitch, yaw"))
         return cls(xyz, quat)
 
     def to_translation(self) -> tuple[float, float, float]:
