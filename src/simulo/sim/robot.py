@@ -33,8 +33,7 @@ from simulo.authoring.asset import Asset
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.authoring.pose import Pose
 from simulo.engine.base import ArticulationBatch
-from simulo.errors import AssetError, NameNotFoundError, NotAttachedError, SimuloValueError
-from simulo.math.batched import quat_conjugate, quat_mul, quat_rotate_inverse
+from simulo.errors import AssetError, NotAttachedError, SimuloValueError
 from simulo.sim.hooks import RobotAttachment, RobotSensor
 from simulo.sim.names import match_names
 from simulo.sim.robot_data import RobotData, make_robot_data
@@ -235,12 +234,6 @@ class Robot:
         """Indices of the bodies whose names equal ``name_pattern`` or fully match it as a regex."""
         return match_names(name_pattern, self._rt_or_raise("find_bodies").body_names, "body")
 
-    def _body_index(self, body_name: str) -> int:
-        data = self._rt_or_raise("get_body_pose")
-        if not isinstance(body_name, str) or body_name not in data.body_names:
-            raise NameNotFoundError(f"no body named {body_name!r}; available bodies: {data.body_names}")
-        return data.body_names.index(body_name)
-
     # -- dynamics queries ------------------------------------------------------------------------------
     def get_jacobians(self, body_indices: list[int] | None = None) -> Any:
         """Jacobians (num_envs, num_bodies, 6, num_joints) of the bodies' frame origins, world axes.
@@ -265,45 +258,27 @@ class Robot:
         return data.tensors.out(data.batch.gravity_torques(data.q)[:, cols])
 
     # -- body reads ------------------------------------------------------------------------------------
-    def _body_state(self, body_name: str, velocity: bool) -> tuple[RobotData, np.ndarray, np.ndarray | None]:
-        """World pose (num_envs, 7) and, if asked, velocity (num_envs, 6) of a body, as numpy arrays."""
-        k = self._body_index(body_name)
-        data = self._rt
-        assert data is not None
-        if k == 0:
-            vel = np.concatenate([data.lin_vel, data.ang_vel], axis=1) if velocity else None
-            return data, data.pose.copy(), vel
-        poses, vels = data.batch.read_bodies([k], range(data.num_envs), velocity=velocity)
-        return data, poses[:, 0], None if vels is None else vels[:, 0]
-
     def get_body_pose(self, body_name: str) -> Any:
         """World pose of a body's frame (num_envs, 7)."""
-        data, pose, _ = self._body_state(body_name, velocity=False)
-        return data.tensors.out(pose)
+        data = self._rt_or_raise("get_body_pose")
+        return data.tensors.out(data.body_pose(data.body_index(body_name)))
 
     def get_body_velocity(self, body_name: str) -> Any:
         """World velocity ``[vx, vy, vz, wx, wy, wz]`` of a body's frame origin (num_envs, 6)."""
-        data, _, vel = self._body_state(body_name, velocity=True)
-        assert vel is not None
-        return data.tensors.out(vel)
+        data = self._rt_or_raise("get_body_velocity")
+        return data.tensors.out(data.body_velocity(data.body_index(body_name))[1])
 
     def get_body_pose_in_base_frame(self, body_name: str) -> tuple[Any, Any]:
         """``(position (num_envs, 3), quaternion (num_envs, 4))`` of a body relative to the base frame."""
-        data, world, _ = self._body_state(body_name, velocity=False)
-        base_q = data.pose[:, 3:]
-        pos = quat_rotate_inverse(base_q, world[:, :3] - data.pose[:, :3])
-        quat = quat_mul(quat_conjugate(base_q), world[:, 3:])
+        data = self._rt_or_raise("get_body_pose_in_base_frame")
+        pos, quat = data.body_pose_in_base(data.body_index(body_name))
         return data.tensors.out(pos), data.tensors.out(quat)
 
     def get_body_velocity_in_base_frame(self, body_name: str) -> tuple[Any, Any]:
         """``(linear, angular)`` velocity of a body relative to the base, in base axes, each (num_envs, 3)."""
-        data, pose, vel = self._body_state(body_name, velocity=True)
-        assert vel is not None
-        lin_rel = vel[:, :3] - data.lin_vel - np.cross(data.ang_vel, pose[:, :3] - data.pose[:, :3])
-        ang_rel = vel[:, 3:] - data.ang_vel
-        base_q = data.pose[:, 3:]
-        return (data.tensors.out(quat_rotate_inverse(base_q, lin_rel)),
-                data.tensors.out(quat_rotate_inverse(base_q, ang_rel)))
+        data = self._rt_or_raise("get_body_velocity_in_base_frame")
+        lin, ang = data.body_velocity_in_base(data.body_index(body_name))
+        return data.tensors.out(lin), data.tensors.out(ang)
 
     def get_joint_state(self) -> tuple[Any, Any]:
         """``(joint_positions, joint_velocities)``, each (num_envs, num_joints) (live buffers)."""

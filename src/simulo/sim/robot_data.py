@@ -18,6 +18,7 @@ import numpy as np
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.engine.base import ArticulationBatch, ControlMode
 from simulo.errors import NameNotFoundError, SimuloValueError
+from simulo.math.batched import quat_conjugate, quat_mul, quat_rotate_inverse
 from simulo.sim.names import match_names
 from simulo.sim.tensors import Tensors, index_array
 
@@ -133,6 +134,46 @@ class RobotData:
                     self.cols_cache[key] = cols
             return cols
         return index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
+
+    # -- body reads ---------------------------------------------------------------------------------
+    def body_index(self, body_name: str) -> int:
+        """Index of the body named exactly ``body_name``.
+
+        Raises:
+            NameNotFoundError: No body has that name (the message lists the bodies).
+        """
+        if not isinstance(body_name, str) or body_name not in self.body_names:
+            raise NameNotFoundError(f"no body named {body_name!r}; available bodies: {self.body_names}")
+        return self.body_names.index(body_name)
+
+    def body_pose(self, body: int) -> np.ndarray:
+        """World pose (num_envs, 7) of a body's frame, read now (a new array)."""
+        if body == 0:
+            return self.pose.copy()
+        return self.batch.read_bodies([body], range(self.num_envs), velocity=False)[0][:, 0]
+
+    def body_velocity(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        """World pose (num_envs, 7) and velocity (num_envs, 6) of a body's frame origin, read now."""
+        if body == 0:
+            return self.pose.copy(), np.concatenate([self.lin_vel, self.ang_vel], axis=1)
+        poses, vels = self.batch.read_bodies([body], range(self.num_envs), velocity=True)
+        assert vels is not None
+        return poses[:, 0], vels[:, 0]
+
+    def body_pose_in_base(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        """Position (num_envs, 3) and quaternion (num_envs, 4) of a body's frame relative to the base frame."""
+        world = self.body_pose(body)
+        base_q = self.pose[:, 3:]
+        pos = quat_rotate_inverse(base_q, world[:, :3] - self.pose[:, :3])
+        return pos, quat_mul(quat_conjugate(base_q), world[:, 3:])
+
+    def body_velocity_in_base(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        """Linear and angular velocity (num_envs, 3) each of a body relative to the base, in base axes."""
+        pose, vel = self.body_velocity(body)
+        lin_rel = vel[:, :3] - self.lin_vel - np.cross(self.ang_vel, pose[:, :3] - self.pose[:, :3])
+        ang_rel = vel[:, 3:] - self.ang_vel
+        base_q = self.pose[:, 3:]
+        return quat_rotate_inverse(base_q, lin_rel), quat_rotate_inverse(base_q, ang_rel)
 
     # -- writes actuators may make ------------------------------------------------------------------
     def set_position_targets(self, values: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
