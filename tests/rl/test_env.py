@@ -288,3 +288,35 @@ def test_survived_counts_only_the_time_limit():
     for _ in range(3):
         env.step(torch.zeros(2, 1))
     assert task.survived().tolist()[1] is True
+
+
+def _mock_engine_class() -> type:
+    path = Path(__file__).resolve().parents[1] / "sim" / "contract" / "mock_engine.py"
+    spec = importlib.util.spec_from_file_location("rl_test_mock_engine", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MockEngine
+
+
+def test_learning_env_runs_its_task_on_the_engine_it_names():
+    from simulo.engine.registry import register_engine, unregister_engine
+
+    register_engine("mock-for-rl", _mock_engine_class())
+    try:
+        env = simulo.LearningEnv(CartpoleTask(), num_envs=3, seed=0, engine="mock-for-rl")
+        try:
+            assert env.sim.engine_name == "mock-for-rl"
+            obs, _ = env.reset()
+            obs, rewards, terminated, truncated, _ = env.step(torch.zeros(3, 1))
+            assert tuple(obs.shape) == (3, 4) and tuple(rewards.shape) == (3,)
+        finally:
+            env.close()
+    finally:
+        unregister_engine("mock-for-rl")
+
+
+def test_learning_env_refuses_an_unknown_engine_name():
+    from simulo.engine.registry import UnknownEngineError
+
+    with pytest.raises(UnknownEngineError, match=r"unknown engine 'warp'; registered engines: \[.*'pybullet'"):
+        simulo.LearningEnv(CartpoleTask(), num_envs=1, engine="warp")

@@ -89,6 +89,7 @@ class LearningEnv:
         shard: ``(first_env, total_envs)`` when this env steps one slice of a larger batch (Ray rollouts):
             environment ``k`` here is global environment ``first_env + k`` for origins, worlds and random
             streams, so the slice computes what those environments compute in a single process.
+        engine: The physics engine by registered name (see :func:`simulo.engine.registry.available_engines`).
 
     Randomness: each environment draws from its own stream, seeded from ``(seed, global env index)``, so
     ``task.random_uniform`` gives the same values however the batch is split over processes.
@@ -101,11 +102,11 @@ class LearningEnv:
                  physics_steps_per_action: int | None = None, env_spacing: float | None = None,
                  headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
                  tensor_library: str = "auto", envs_per_world: int | None = None,
-                 shard: tuple[int, int] | None = None) -> None:
+                 shard: tuple[int, int] | None = None, engine: str = "pybullet") -> None:
         options: dict[str, Any] = {
             "device": device, "dt": dt, "physics_steps_per_action": physics_steps_per_action,
             "env_spacing": env_spacing, "headless": headless, "seed": seed, "enable_cameras": enable_cameras,
-            "tensor_library": tensor_library, "envs_per_world": envs_per_world}
+            "tensor_library": tensor_library, "envs_per_world": envs_per_world, "engine": engine}
         if shard is None and _installed:
             self._backend: EnvBackend = _installed[-1](task, num_envs, **options)
         else:

@@ -31,24 +31,9 @@ from simulo.sim.tensors import Tensors, is_torch, to_numpy
 class LocalEnv:
     """A vectorised environment over a task, stepped in this process (the backend of ``LearningEnv``).
 
-    Args:
-        task: The task instance.
-        num_envs: Number of parallel environments.
-        device: ``"cpu"`` or ``"cuda"`` (CPU fallback with a warning).
-        dt: Physics step, s; defaults to ``task.physics_dt``.
-        physics_steps_per_action: Physics steps per :meth:`step`; defaults to the task's.
-        env_spacing: Distance between environment origins, m; defaults to ``task.env_spacing``.
-        headless: Accepted for compatibility; PyBullet runs headless here.
-        seed: Seed of the environment's random generators (resets, ``task.random_uniform``).
-        enable_cameras: Camera sensors are not available on this runtime; True raises.
-        tensor_library: ``"auto"`` (torch if the task's module uses torch), ``"torch"`` or ``"numpy"``.
-        envs_per_world: Environments per PyBullet client (see :class:`~simulo.Simulation`).
-        shard: ``(first_env, total_envs)`` when this env steps one slice of a larger batch (Ray rollouts):
-            environment ``k`` here is global environment ``first_env + k`` for origins, worlds and random
-            streams, so the slice computes what those environments compute in a single process.
-
-    Randomness: each environment draws from its own stream, seeded from ``(seed, global env index)``, so
-    ``task.random_uniform`` gives the same values however the batch is split over processes.
+    It takes :class:`simulo.LearningEnv`'s arguments, which documents them. Randomness: each environment
+    draws from its own stream, seeded from ``(seed, global env index)``, so ``task.random_uniform`` gives
+    the same values however the batch is split over processes.
 
     Raises:
         SimuloValueError: A bad argument. TaskError: the task's dimensions are not positive integers.
@@ -58,7 +43,7 @@ class LocalEnv:
                  physics_steps_per_action: int | None = None, env_spacing: float | None = None,
                  headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
                  tensor_library: str = "auto", envs_per_world: int | None = None,
-                 shard: tuple[int, int] | None = None) -> None:
+                 shard: tuple[int, int] | None = None, engine: str = "pybullet") -> None:
         if not isinstance(task, Task):
             raise SimuloValueError(f"LearningEnv needs a simulo.Task instance, got {task!r}")
         for name in ("observation_dim", "action_dim"):
@@ -93,7 +78,7 @@ class LocalEnv:
         self.step_count = 0
         self._call("build", self._scene)
         self.sim = Simulation(self._scene, dt=self._physics_dt, use_torch=use_torch, envs_per_world=envs_per_world,
-                              shard=shard)
+                              shard=shard, engine=engine)
         try:  # a failure from here on must not leak the simulation's PyBullet clients
             self._start(task)
         except BaseException:

@@ -216,7 +216,8 @@ class RayLearningEnv:
             options["seed"] = secrets.randbits(63)  # one draw for every shard, so the streams do not repeat
         self.task = task  # the driver's copy; each actor builds and runs a shipped copy
         self.num_envs = num_envs
-        self.shards: list[Shard] = plan_shards(num_envs, options.get("envs_per_world"), parts=workers)
+        self.shards: list[Shard] = plan_shards(num_envs, options.get("envs_per_world"), parts=workers,
+                                                 engine=options.get("engine", "pybullet"))
         self._cluster = Cluster(workers, address)
         ray = self._cluster.ray
         self._ray = ray

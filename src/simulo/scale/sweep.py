@@ -62,7 +62,8 @@ def default_envs_per_world(engine: str = "pybullet") -> int:
     return engine_factory(engine).default_envs_per_world
 
 
-def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None = None) -> list[Shard]:
+def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None = None,
+                engine: str = "pybullet") -> list[Shard]:
     """Cut ``total`` environments into shards of whole worlds of ``envs_per_world``.
 
     Args:
@@ -71,6 +72,7 @@ def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None
             ``i // envs_per_world``. ``None``: the engine's default (:func:`default_envs_per_world`).
         parts: ``None`` for one shard per world (sweeps); else at most this many shards of contiguous
             worlds, as even as whole worlds allow (one per rollout actor).
+        engine: The engine whose default bound applies when ``envs_per_world`` is ``None``.
 
     Returns:
         The shards, in environment order.
@@ -79,7 +81,7 @@ def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None
         SimuloValueError: A count is not a positive integer.
     """
     if envs_per_world is None:
-        envs_per_world = default_envs_per_world()
+        envs_per_world = default_envs_per_world(engine)
     for name, value in (("total", total), ("envs_per_world", envs_per_world), ("parts", 1 if parts is None else parts)):
         check_int(value, name, 1)
     worlds = -(-total // envs_per_world)
