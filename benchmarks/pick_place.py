@@ -32,9 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _seed_program import build_seed_program  # noqa: E402
+from _seed_program import build_seed_program
 
-from simulo.apps.pick_place.experiments.trials import run_trial_set, sample_trials  # noqa: E402
+from simulo.apps.pick_place.experiments.trials import run_trial_set, sample_trials
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT.parent / "shared" / "seeds" / "000_e63e4e11bcdcc457.txt"

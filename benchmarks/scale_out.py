@@ -29,8 +29,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -142,8 +143,9 @@ def bench_rollouts(name: str, make_task: Callable[[], simulo.Task], num_envs: in
     finally:
         two.close()
         one.close()
-    return {"what": f"rollouts {name} N={num_envs} x {steps} steps", "t1": t1, "t2": t2, "same": np.array_equal(obs1, obs2),
-            "setup": build, "detail": f"shards {shards}; {num_envs * steps / t1:,.0f} vs {num_envs * steps / t2:,.0f} env-steps/s"}
+    return {"what": f"rollouts {name} N={num_envs} x {steps} steps", "t1": t1, "t2": t2,
+            "same": np.array_equal(obs1, obs2), "setup": build,
+            "detail": f"shards {shards}; {num_envs * steps / t1:,.0f} vs {num_envs * steps / t2:,.0f} env-steps/s"}
 
 
 def bench_sweep(trials: int, seed: int, repeats: int) -> dict[str, Any]:

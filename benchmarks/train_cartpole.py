@@ -63,7 +63,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             row = time_to_target(seed, args.num_envs, args.target, args.max_iterations, Path(tmp))
         shown = "not reached" if row["seconds"] is None else f"{row['seconds']:.1f}"
-        print(f"{row['seed']:>4} {shown:>19} {row['iterations']:>10} {row['env_steps']:>10} {row['best_reward']:>11.1f}")
+        print(f"{row['seed']:>4} {shown:>19} {row['iterations']:>10} {row['env_steps']:>10} "
+              f"{row['best_reward']:>11.1f}")
         if row["seconds"] is not None:
             times.append(row["seconds"])
     if times:

@@ -56,7 +56,7 @@ def test_every_public_name_resolves() -> None:
     import simulo
 
     with pytest.raises(AttributeError, match="module 'simulo' has no attribute 'NoSuchThing'"):
-        simulo.NoSuchThing  # noqa: B018
+        simulo.NoSuchThing
 
 
 def test_core_names_are_the_runtime_classes() -> None:

@@ -49,14 +49,15 @@ class CartpoleTask(simulo.Task):
     def _joint_state(self):
         q = self.robot.state.joint_positions
         qd = self.robot.state.joint_velocities
-        return q[:, self._cart_dof_idx[0]], qd[:, self._cart_dof_idx[0]], q[:, self._pole_dof_idx[0]], qd[:, self._pole_dof_idx[0]]
+        cart, pole = self._cart_dof_idx[0], self._pole_dof_idx[0]
+        return q[:, cart], qd[:, cart], q[:, pole], qd[:, pole]
 
     def get_observations(self):
         cart_pos, cart_vel, pole_pos, pole_vel = self._joint_state()
         return torch.stack([pole_pos, pole_vel, cart_pos, cart_vel], dim=1).float()
 
     def get_rewards(self):
-        cart_pos, cart_vel, pole_pos, pole_vel = self._joint_state()
+        _cart_pos, cart_vel, pole_pos, pole_vel = self._joint_state()
         terminated = self.reset_terminated.float()
         return (self.rew_alive * (1.0 - terminated)
                 + self.rew_terminated * terminated

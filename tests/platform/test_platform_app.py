@@ -82,7 +82,7 @@ def test_duplicate_job_names_and_non_functions_are_refused() -> None:
     with pytest.raises(JobError, match="already has a job named 'train'"):
 
         @app.job(type="eval")
-        def train() -> None:  # noqa: F811
+        def train() -> None:
             return None
 
     with pytest.raises(JobError, match="decorates a function"):

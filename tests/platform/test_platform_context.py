@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from simulo.platform.context import ENV_RUN_DIR, RunContext, current_run, running
 from simulo.platform.app import App
+from simulo.platform.context import ENV_RUN_DIR, RunContext, current_run, running
 
 
 def test_latest_checkpoint_prefers_latest_then_newest(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal
 
 import pytest
 
@@ -23,7 +23,7 @@ def job(
     name: str = "run",
     render: bool = False,
     mode: Literal["fast", "slow", 3] = "fast",
-    seed: Optional[int] = None,
+    seed: int | None = None,
     color: Color = Color.RED,
     out: Path = Path("x"),
     untyped=7,

@@ -20,8 +20,9 @@ def test_discovery_imports_give_placeholders_and_leave_no_trace() -> None:
     with discovery_mode():
         assert in_discovery_mode()
         with app.runtime.imports():
-            import simulo_test_heavy_pkg.nn as heavy_nn  # type: ignore[import-not-found]
             import json  # standard library: real
+
+            import simulo_test_heavy_pkg.nn as heavy_nn  # type: ignore[import-not-found]
 
         class Net(heavy_nn.Module):  # a placeholder works as a base class
             pass

@@ -12,9 +12,9 @@ import pytest
 
 import simulo
 from simulo.errors import SimuloValueError, TaskError, WorkerError
-from simulo.rl.training import RLTrainer
 from simulo.rl.env import env_backend
 from simulo.rl.local_env import LocalEnv
+from simulo.rl.training import RLTrainer
 from simulo.scale.ray_env import RayLearningEnv, backend_factory
 
 torch = pytest.importorskip("torch")
@@ -42,7 +42,8 @@ def test_sharded_rollouts_equal_one_process(ray_cluster: Any, cartpole_task: Mod
     try:
         assert [(s.first, s.count) for s in sharded.shards] == [(0, 8), (8, 16)]
         assert len(set(sharded.worker_pids())) == 2 and os.getpid() not in sharded.worker_pids()
-        assert (sharded.observation_dim, sharded.action_dim, sharded.dt) == (one.observation_dim, one.action_dim, one.dt)
+        assert (sharded.observation_dim, sharded.action_dim, sharded.dt) == \
+            (one.observation_dim, one.action_dim, one.dt)
         one.return_final_observation = sharded.return_final_observation = True
         _assert_same(one.reset()[0], sharded.reset()[0], "reset")
         rng = np.random.default_rng(0)

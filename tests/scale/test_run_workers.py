@@ -71,4 +71,5 @@ def test_runner_clears_inherited_settings(tmp_path: Path, monkeypatch: pytest.Mo
     context = RunContext.create(tmp_path / "run", 1, 1)
     with open(tmp_path / "log.txt", "ab") as log:
         assert _run_attempt(request, context, None, sys.stderr, log) == 0
-    assert json.loads((tmp_path / "run" / "result.json").read_text()) == {"SIMULO_WORKERS": "1", "SIMULO_RAY_ADDRESS": None}
+    result = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert result == {"SIMULO_WORKERS": "1", "SIMULO_RAY_ADDRESS": None}

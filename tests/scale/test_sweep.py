@@ -91,7 +91,9 @@ def _raise_on_second(shard: Shard) -> list[int]:
 
 
 # -- on Ray ---------------------------------------------------------------------------------------------
-def test_results_are_gathered_in_order_for_any_worker_count(ray_cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_results_are_gathered_in_order_for_any_worker_count(
+    ray_cluster: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     shards = plan_shards(45, 8)
     local = run_sweep(_squares, shards, workers=1, progress=False)
     assert [x for part in local for x in part] == [i * i for i in range(45)]
@@ -100,7 +102,9 @@ def test_results_are_gathered_in_order_for_any_worker_count(ray_cluster: Any, ca
     assert "squares" in err and "45/45" in err  # one bar, advanced as the workers' shards came back
 
 
-def test_killed_worker_has_its_shard_rerun(ray_cluster: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_killed_worker_has_its_shard_rerun(
+    ray_cluster: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     shards = plan_shards(40, 8)
     expected = run_sweep(_squares, shards, progress=False)
     got = run_sweep(functools.partial(_crash_once, str(tmp_path), 2), shards, workers=2, max_retries=2)

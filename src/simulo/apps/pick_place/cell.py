@@ -83,7 +83,9 @@ class PickPlaceCell:
         self.num_envs = n
         scene = simulo.Scene(num_envs=n)
         scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
-        gains = {"|".join(ARM_JOINTS): simulo.MotorGainsConfig(position_gain=options.position_gain)}
+        gains: dict[str, simulo.ActuatorGainsConfig | simulo.MotorGainsConfig] = {
+            "|".join(ARM_JOINTS): simulo.MotorGainsConfig(position_gain=options.position_gain)
+        }
         self.robot = simulo.Robot(simulo.Asset.from_registry(ARM_REF), actuator_gains=gains)
         self.gripper = simulo.ParallelGripper(FINGER_JOINTS, coupled=options.coupled, gear_ratio=-1.0,
                                               gear_erp=0.1, gear_max_force=50.0)
@@ -230,7 +232,8 @@ class PickPlaceCell:
             try:
                 check_path(name, self.target[i], goals[i], [*self.options.fixtures, *self.obstacles[i]])
                 for s in np.linspace(0.0, 1.0, 9):
-                    solve_ik(*((1 - s) * self.target[i] + s * goals[i]), 0.0)
+                    x, y, z = (1 - s) * self.target[i] + s * goals[i]
+                    solve_ik(x, y, z, 0.0)
             except (CollisionError, UnreachableError) as exc:
                 if on_collision == "raise":
                     if isinstance(exc, UnreachableError):

@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
+from simulo._checks import check_real, is_real
 from simulo.apps.pick_place.hardware import PickPlacePlan
 from simulo.apps.pick_place.safety import BoxFixture
 from simulo.errors import SimuloValueError
@@ -88,21 +89,16 @@ class AppOptions:
     compensate_gain: bool = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.friction, (int, float)) or isinstance(self.friction, bool) \
-                or not math.isfinite(self.friction) or self.friction < 0:
-            raise SimuloValueError(f"friction must be a finite number >= 0, got {self.friction!r}")
+        check_real(self.friction, "friction", 0)
         if self.ik not in ("closed-form", "numeric"):
             raise SimuloValueError(f"ik must be 'closed-form' or 'numeric', got {self.ik!r}")
-        if not isinstance(self.speed, (int, float)) or isinstance(self.speed, bool) \
-                or not math.isfinite(self.speed) or not 0.1 <= self.speed <= 8:
+        if not is_real(self.speed, 0.1, 8):
             raise SimuloValueError(f"speed must be a number between 0.1 and 8 (times the seed's speed), "
                                    f"got {self.speed!r}")
         for fixture in self.fixtures:
             if not isinstance(fixture, BoxFixture):
                 raise SimuloValueError(f"fixtures must be BoxFixture values, got {fixture!r}")
-        if not isinstance(self.dls_damping, (int, float)) or isinstance(self.dls_damping, bool) \
-                or not math.isfinite(self.dls_damping) or self.dls_damping < 0:
-            raise SimuloValueError(f"dls_damping must be a finite number >= 0, got {self.dls_damping!r}")
+        check_real(self.dls_damping, "dls_damping", 0)
 
     @property
     def position_gain(self) -> float:
@@ -164,6 +160,8 @@ def seed_plan(pick: Sequence[float] = PICK, place: Sequence[float] = PLACE, yaw:
     Returns:
         The plan.
     """
-    return PickPlacePlan(pick=tuple(pick), place=tuple(place), yaw=yaw, hover_z=HOVER_Z, grasp_z=GRASP_Z,
+    # PickPlacePlan checks that each is three finite numbers (SimuloValueError otherwise)
+    pick3, place3 = cast("tuple[float, float, float]", tuple(pick)), cast("tuple[float, float, float]", tuple(place))
+    return PickPlacePlan(pick=pick3, place=place3, yaw=yaw, hover_z=HOVER_Z, grasp_z=GRASP_Z,
                          place_z_offset=0.005, travel_speed=TRAVEL_SPEED * speed, lift_speed=LIFT_SPEED * speed,
                          descend_speed=DESCEND_SPEED * speed, grip_force=GRIP_FORCE)

@@ -44,7 +44,7 @@ class ArmControl:
         """
         self.hand_yaw = hand_yaw(tcp[:, 0], tcp[:, 1], yaw)
         if self.options.ik == "closed-form":
-            q = np.array([solve_ik(*tcp[i], yaw[i]) for i in range(tcp.shape[0])])
+            q = np.array([solve_ik(tcp[i, 0], tcp[i, 1], tcp[i, 2], yaw[i]) for i in range(tcp.shape[0])])
         else:
             q = self._numeric_start(tcp, yaw)
         self.roll = q[:, 4].copy()
@@ -79,7 +79,7 @@ class ArmControl:
         The numeric solver adds one DLS step to the measured joint positions.
         """
         if self.options.ik == "closed-form":
-            q = np.array([solve_ik(*points[i], yaw[i]) for i in range(points.shape[0])])
+            q = np.array([solve_ik(points[i, 0], points[i, 1], points[i, 2], yaw[i]) for i in range(points.shape[0])])
             turns = np.round((self.roll - q[:, 4]) / QUARTER_TURN)
             if turns.any():
                 q[:, 4] += turns * QUARTER_TURN

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from simulo._checks import check_real
 from simulo.errors import SimuloValueError
 
 
@@ -68,8 +69,7 @@ class ArmGeometry:
             "wrist_roll_limit",
         ):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise SimuloValueError(f"ArmGeometry.{name} must be a finite number > 0, got {value!r}")
+            check_real(value, f"ArmGeometry.{name}", 0, low_open=True)
         lo, hi = self.finger_travel
         if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
             raise SimuloValueError(

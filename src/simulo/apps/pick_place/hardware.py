@@ -8,11 +8,11 @@ simulated implementation over the simulo contract and a real robot's driver both
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from simulo._checks import check_real
 from simulo.errors import SimuloValueError
 
 
@@ -73,14 +73,12 @@ class PlanStep:
 
 
 def _finite(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise SimuloValueError(f"PickPlacePlan.{name} must be a finite number, got {value!r}")
-    return float(value)
+    return check_real(value, f"PickPlacePlan.{name}")
 
 
 def _xyz(name: str, value: object) -> tuple[float, float, float]:
     try:
-        items = tuple(value)  # type: ignore[arg-type]
+        items: tuple[object, ...] = tuple(value)  # type: ignore[arg-type]
     except TypeError:
         items = ()
     if len(items) != 3:

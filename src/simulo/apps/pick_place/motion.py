@@ -6,11 +6,11 @@ targets solved from them) repeat its numbers bit for bit.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from simulo._checks import check_real
 from simulo.errors import NonFiniteError, ShapeError, SimuloValueError
 
 
@@ -50,8 +50,7 @@ def step_count(seconds: float, dt: float) -> int:
             one step.
     """
     for name, value in (("seconds", seconds), ("dt", dt)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise SimuloValueError(f"{name} must be a finite number > 0, got {value!r}")
+        check_real(value, name, 0, low_open=True)
     n = int(seconds / dt)
     if n < 1:
         raise SimuloValueError(f"a move of {seconds!r} s is shorter than one control step of {dt!r} s")

@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-from simulo.errors import ShapeError, SimuloValueError
+from simulo._checks import check_real
+from simulo.errors import ShapeError
 from simulo.math import batched
 
 DEFAULT_DAMPING = 0.01
@@ -150,7 +151,6 @@ def dls_step(jacobian: np.ndarray, error: np.ndarray, damping: float = DEFAULT_D
     e = np.asarray(error, dtype=np.float64)
     if j.ndim != 3 or e.shape != j.shape[:2]:
         raise ShapeError(f"jacobian must be (N, m, n) and error (N, m); got {j.shape} and {e.shape}")
-    if isinstance(damping, bool) or not isinstance(damping, (int, float)) or not math.isfinite(damping) or damping < 0:
-        raise SimuloValueError(f"damping must be a finite number >= 0, got {damping!r}")
+    check_real(damping, "damping", 0)
     jjt = j @ j.transpose(0, 2, 1) + (damping * damping) * np.eye(j.shape[1])
     return np.einsum("nmk,nm->nk", j, np.linalg.solve(jjt, e[:, :, None])[:, :, 0])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simulo._checks import is_real
 from simulo.apps.pick_place.geometry import PICK_ARM, ArmGeometry
 from simulo.errors import CollisionError, NonFiniteError, ShapeError, SimuloValueError
 
@@ -139,11 +140,9 @@ def check_path(
     """
     start_arr = _tcp_point("start", start)
     goal_arr = _tcp_point("goal", goal)
-    if isinstance(clearance, bool) or not isinstance(clearance, (int, float)) or not (
-        math.isfinite(clearance) and clearance >= 0
-    ):
+    if not is_real(clearance, 0):
         raise SimuloValueError(f"clearance must be a finite number >= 0 in metres, got {clearance!r}")
-    if isinstance(floor_z, bool) or not isinstance(floor_z, (int, float)) or not math.isfinite(floor_z):
+    if not is_real(floor_z):
         raise SimuloValueError(f"floor_z must be a finite number in metres, got {floor_z!r}")
     boxes = list(fixtures)
     for fixture in boxes:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from simulo._checks import check_int, check_real, is_int
 from simulo.apps.pick_place.cell import PickPlaceCell, start_cell
 from simulo.apps.pick_place.config import (
     CUBE_SIZE,
@@ -67,13 +68,10 @@ def sample_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float =
     Raises:
         SimuloValueError: A bad count, seed or noise level.
     """
-    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
-        raise SimuloValueError(f"number of trials must be an integer >= 1, got {num!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise SimuloValueError(f"seed must be an integer >= 0, got {seed!r}")
+    check_int(num, "number of trials", 1)
+    check_int(seed, "seed", 0)
     for name, value in (("noise_mm", noise_mm), ("noise_deg", noise_deg)):
-        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise SimuloValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        check_real(value, name, 0)
     rng = np.random.default_rng(seed)
     uniform = np.empty((num, 3))
     normal = np.empty((num, 3))
@@ -153,7 +151,7 @@ def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Cal
                 cell.grip(OPENING, GRIP_FORCE)
             closed = False
         elif first.kind == "close":
-            cell.grip(0.0, first.force)  # type: ignore[arg-type]
+            cell.grip(0.0, first.force)
             closed = True
         else:
             cell.move(first.phase, np.array([s.target for s in steps]), np.array([p.yaw for p in plans]),
@@ -226,7 +224,7 @@ def run_trial_set(true: np.ndarray, estimate: np.ndarray, options: AppOptions = 
                                f"{true.shape} and {est.shape}")
     total = true.shape[0]
     stop = total if count is None else first_env + count
-    if isinstance(first_env, bool) or not isinstance(first_env, int) or not 0 <= first_env < stop <= total:
+    if not is_int(first_env) or not 0 <= first_env < stop <= total:
         raise SimuloValueError(f"first_env={first_env!r}, count={count!r}: expected a shard inside the {total} trials")
     home = np.stack([est[:, 0], est[:, 1], np.full(total, HOVER_Z)], axis=1)
     plans = [seed_plan((est[i, 0], est[i, 1], CUBE_SIZE / 2), PLACE, float(est[i, 2]), options.speed)
