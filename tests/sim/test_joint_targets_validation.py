@@ -20,4 +20,4 @@ def test_complex_targets_are_refused_not_truncated(cartpole):
         warnings.simplefilter("error")
         with pytest.raises(SimuloValueError, match="positions must be numeric, got dtype complex128"):
             robot.set_joint_position_target(np.array([[1 + 2j, 0.0], [0.0, 0.0]]))
-        assert np.isnan(robot._rt.pos_t).all()
+        assert np.isnan(robot.data.pos_t).all()

@@ -88,7 +88,7 @@ def test_refused_num_envs_override_leaves_the_scene_unchanged(cartpole) -> None:
     scene.add(simulo.Robot(cartpole), per_environment=False)
     with pytest.raises(SceneError, match=r"need num_envs == 1, got 4"):
         simulo.Simulation(scene, num_envs=4)
-    assert scene.num_envs == 1 and scene._simulation is None
+    assert scene.num_envs == 1 and scene.runtime_simulation is None
     with pytest.raises(SimuloValueError, match="envs_per_world must be an integer from 1 to 28, got 100"):
         simulo.Simulation(scene, num_envs=3, envs_per_world=100)
     assert scene.num_envs == 1
@@ -102,7 +102,7 @@ def test_failed_build_leaves_the_scene_free(cartpole) -> None:
     scene.add(robot)
     with pytest.raises(SimuloValueError, match=r"one value per joint \(2: \['slider_to_cart', 'cart_to_pole'\]\)"):
         simulo.Simulation(scene, num_envs=2)
-    assert scene._simulation is None and scene.num_envs == 1 and scene.env_origins is None
+    assert scene.runtime_simulation is None and scene.num_envs == 1 and scene.env_origins is None
     with pytest.raises(NotAttachedError):
         robot.state.pose
 

@@ -16,7 +16,7 @@ def test_bad_default_joint_positions_are_a_simulo_error(cartpole, values):
     with pytest.raises(SimuloValueError,
                        match=r"default_joint_positions must have one value per joint \(2: .*\), each a finite number"):
         simulo.Simulation(scene)
-    assert scene._simulation is None and robot._rt is None
+    assert scene.runtime_simulation is None and not robot.runtime_attached
 
 
 @pytest.mark.parametrize("shard", [5, (0,), (0, 1, 2)])
@@ -24,4 +24,4 @@ def test_malformed_shard_is_a_scene_error(shard):
     scene = simulo.Scene(num_envs=1)
     with pytest.raises(SceneError, match="shard must be"):
         simulo.Simulation(scene, shard=shard)
-    assert scene._simulation is None
+    assert scene.runtime_simulation is None

@@ -15,7 +15,7 @@ def test_closing_an_old_simulation_again_keeps_the_new_one_attached(cartpole):
     first.close()
     second = simulo.Simulation(scene)
     first.close()  # e.g. an explicit close followed by a context manager's exit
-    assert scene._simulation is second and scene.env_origins is not None
+    assert scene.runtime_simulation is second and scene.env_origins is not None
     with pytest.raises(SceneError, match="already simulated"):
         scene.add(simulo.Robot(asset=cartpole), at="/World/Other")
     second.close()

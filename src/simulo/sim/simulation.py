@@ -67,6 +67,9 @@ class Simulation:
             and props/fixtures without a colour get a default one. Visual shapes do not change the physics.
         engine: Name of the physics engine (see :func:`simulo.engine.registry.available_engines`).
 
+    Attributes:
+        engine_name: The engine the scene was built in.
+
     Raises:
         SceneError: The scene is already simulated, or an item cannot be built.
         SimuloValueError: A bad ``dt``, ``gravity`` or ``envs_per_world``.

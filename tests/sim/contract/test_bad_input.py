@@ -84,7 +84,7 @@ def snapshot(w: World) -> list[bytes]:
         out += [q.tobytes(), qd.tobytes(), pose.tobytes(), lin.tobytes(), ang.tobytes()]
     out.append(np.asarray(w.cube.state.pose).tobytes())
     out.append(repr([(e["path"], e["kind"], e["per_environment"]) for e in w.free_scene.get_items()]).encode())
-    out.append(repr((w.free_scene.num_envs, w.free_scene._simulation, w.free_scene.env_origins)).encode())
+    out.append(repr((w.free_scene.num_envs, w.free_scene.runtime_simulation, w.free_scene.env_origins)).encode())
     out.append(repr((w.scene.num_envs, len(w.scene.get_items()), w.sim.step_count)).encode())
     return out
 

@@ -9,6 +9,8 @@ import pytest
 
 import simulo
 
+from .conftest import only
+
 DT = 1.0 / 120.0
 FREE = simulo.ArticulationConfig(fix_root_link=False)
 SUBSET = [5, 1, 3]  # non-contiguous, unordered
@@ -181,3 +183,23 @@ def test_actuator_gains_group_keys(group, arm, make, arm_q) -> None:
     sim.step(5)
     np.testing.assert_array_equal(np.asarray(robot.state.joint_efforts), np.zeros((1, 7)))
     np.testing.assert_allclose(robot.state.joint_positions, np.zeros((1, 7)), atol=1e-9)
+
+
+def test_a_position_target_is_reached_in_one_step_on_the_mock(cartpole, make, engine) -> None:
+    only(engine, "mock")  # the mock's position motor is ideal
+    robot, sim = make(cartpole, num_envs=2, sim={"dt": DT})
+    robot.set_joint_position_target(np.array([[0.4], [-0.1]]), joint_ids=[0], env_ids=[1, 0])
+    sim.step(1)
+    np.testing.assert_array_equal(np.asarray(robot.state.joint_positions)[:, 0], [-0.1, 0.4])
+    np.testing.assert_array_equal(robot.state.joint_efforts, np.zeros((2, 2)))  # the mock reports no motor effort
+
+
+def test_a_position_target_is_approached_by_the_engine_motor_on_pybullet(cartpole, make, engine) -> None:
+    only(engine, "pybullet")  # PyBullet's motor is a solver constraint with a force limit: it takes time
+    robot, sim = make(cartpole, num_envs=2, sim={"dt": DT})
+    robot.set_joint_position_target(np.array([[0.4], [-0.1]]), joint_ids=[0], env_ids=[1, 0])
+    sim.step(1)
+    q = np.asarray(robot.state.joint_positions)[:, 0]
+    assert -0.1 < q[0] < 0.0 and 0.0 < q[1] < 0.4
+    efforts = np.asarray(robot.state.joint_efforts)[:, 0]
+    assert efforts[0] < 0.0 < efforts[1]  # the motor's applied force is reported
