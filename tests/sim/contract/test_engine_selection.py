@@ -11,7 +11,14 @@ import pytest
 
 import simulo
 from simulo.engine.base import ControlMode
-from simulo.engine.registry import UnknownEngineError, available_engines, create_engine, engine_factory
+from simulo.engine.registry import (
+    UnknownEngineError,
+    available_engines,
+    create_engine,
+    engine_factory,
+    register_engine,
+    unregister_engine,
+)
 
 from .mock_engine import MockEngine
 
@@ -81,3 +88,20 @@ def test_a_whole_simulation_on_the_mock_never_imports_pybullet() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_register_engine_refuses_bad_names_and_silent_replacement() -> None:
+    with pytest.raises(simulo.SimuloValueError, match="engine name must be a non-empty string, got ''"):
+        register_engine("", MockEngine)
+    register_engine("mock", MockEngine)  # the same factory again is fine
+    with pytest.raises(simulo.SimuloValueError, match="engine 'mock' is already registered; pass replace=True"):
+        register_engine("mock", "somewhere:Else")
+    register_engine("lazy", "simulo.engine.pybullet.engine:PyBulletEngine")  # imported on first use
+    try:
+        assert "lazy" in available_engines()
+        assert engine_factory("lazy") is engine_factory("pybullet")
+        with pytest.raises(UnknownEngineError, match="unknown engine 'nope'"):
+            unregister_engine("nope")
+    finally:
+        unregister_engine("lazy")
+    assert "lazy" not in available_engines()
