@@ -320,3 +320,63 @@ def test_learning_env_refuses_an_unknown_engine_name():
 
     with pytest.raises(UnknownEngineError, match=r"unknown engine 'warp'; registered engines: \[.*'pybullet'"):
         simulo.LearningEnv(CartpoleTask(), num_envs=1, engine="warp")
+
+
+def test_task_env_is_the_environment_running_it():
+    task = CartpoleTask()
+    assert task.env is None
+    env = simulo.LearningEnv(task, num_envs=2)
+    try:
+        assert task.env is env.backend and task.env.num_envs == 2
+    finally:
+        env.close()
+
+
+class NeverEnds(CartpoleTask):
+    """Names no end condition at all: an empty dict means the episode never terminates."""
+
+    def get_dones(self):
+        _, truncated = super().get_dones()
+        return {}, truncated
+
+
+def _terminations(task, steps: int = 60) -> int:
+    env = simulo.LearningEnv(task, num_envs=4, seed=0)
+    try:
+        env.reset()
+        ended = 0
+        for _ in range(steps):
+            _, _, terminated, _, info = env.step(torch.ones(4, 1))  # full push: the poles fall
+            ended += int(terminated.sum())
+            assert ("terminations" in info) == (not isinstance(task, NeverEnds))
+        return ended
+    finally:
+        env.close()
+
+
+def test_an_empty_dict_of_end_conditions_never_terminates():
+    assert _terminations(CartpoleTask()) > 0  # the same pushes end the named conditions' episodes
+    assert _terminations(NeverEnds()) == 0
+
+
+class TorchDrawnStarts(CartpoleTask):
+    """Draws its start states from torch's global generator instead of task.random_uniform."""
+
+    def reset_idx(self, env_ids):
+        super().reset_idx(env_ids)
+        self.drawn = torch.empty(len(env_ids)).uniform_(-1.0, 1.0)
+
+
+def test_seeded_reset_also_seeds_torch_so_torch_draws_repeat():
+    env = simulo.LearningEnv(TorchDrawnStarts(), num_envs=2, seed=5)
+    try:
+        env.reset()
+        env.seeded_reset(1, 17)
+        first = env.task.drawn.clone()
+        torch.rand(10)  # anything drawn in between does not matter
+        env.seeded_reset(0, 17)
+        assert torch.equal(env.task.drawn, first)
+        env.seeded_reset(0, 18)
+        assert not torch.equal(env.task.drawn, first)
+    finally:
+        env.close()

@@ -31,7 +31,8 @@ from simulo.sim.tensors import Tensors, is_torch, to_numpy
 class LocalEnv:
     """A vectorised environment over a task, stepped in this process (the backend of ``LearningEnv``).
 
-    It takes :class:`simulo.LearningEnv`'s arguments, which documents them. Randomness: each environment
+    It takes :class:`simulo.LearningEnv`'s arguments, which documents them. The task sees this object as its
+    environment (``task.env`` and ``on_start(env)``): it has the LearningEnv's members. Randomness: each environment
     draws from its own stream, seeded from ``(seed, global env index)``, so ``task.random_uniform`` gives
     the same values however the batch is split over processes.
 
@@ -100,6 +101,7 @@ class LocalEnv:
         task.episode_length_buf = self.tensors.out(self._episode_len)
         task.reset_terminated = self.tensors.out(self._terminated)
         bind_runtime(task, self)
+        task.env = self
         self._call("on_start", self)
 
     # -- properties --------------------------------------------------------------------------------
@@ -211,10 +213,17 @@ class LocalEnv:
         self._pre_reset_hooks.append(hook)
 
     def seeded_reset(self, env_id: int, episode_number: int) -> None:
-        """Reset one environment with generators seeded from ``(seed, episode_number)``: repeatable starts."""
+        """Reset one environment with generators seeded from ``(seed, episode_number)``: repeatable starts.
+
+        The environment's own stream (``task.random_uniform``) and, where the task uses torch, torch's global
+        generator are seeded, so draws such as ``torch.empty(n).uniform_()`` in ``reset_idx`` repeat too.
+        """
         base = 0 if self._seed is None else self._seed
         ids = self.tensors.env_ids([env_id], self.num_envs)
         self._rngs[int(ids[0])] = np.random.default_rng([base, 1, int(episode_number)])
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.manual_seed(int(np.random.SeedSequence([base, 2, int(episode_number)]).generate_state(1)[0]))
         self._reset(ids)
 
     def close(self) -> None:
@@ -296,12 +305,10 @@ class LocalEnv:
                             f"got {value!r}")
         term, trunc = value
         named: dict[str, np.ndarray] = {}
-        if isinstance(term, dict):
-            if not term:
-                raise TaskError(f"{type(self.task).__name__}.get_dones() returned an empty dict of terminations")
+        if isinstance(term, dict):  # named end conditions; an empty dict: the task never terminates
             for key, mask in term.items():
                 named[str(key)] = self._vector(mask, f"get_dones()[{key!r}]", bool)
-            terminated = np.logical_or.reduce(list(named.values()))
+            terminated = np.logical_or.reduce(list(named.values())) if named else np.zeros(self.num_envs, dtype=bool)
         else:
             terminated = self._vector(term, "get_dones", bool)
         return terminated, self._vector(trunc, "get_dones", bool), named

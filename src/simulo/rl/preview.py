@@ -215,8 +215,6 @@ class _ProbedEnv(LocalEnv):
 
 
 def _end_condition_problem(names: list[Any]) -> str | None:
-    if not names:
-        return "the dict of end conditions is empty; return a plain terminated mask instead"
     for name in names:
         if not isinstance(name, str) or not name.strip():
             return f"end condition name {name!r} must be a non-empty string such as 'pole fell'"

@@ -61,6 +61,8 @@ class Task:
     physics_steps_per_action: int = 2
     env_spacing: float = 4.0
 
+    env: Any = None
+    """The environment running this task (set before ``on_start``), else ``None``."""
     _runtime: TaskRuntime | None = None
     _checks: dict[str, Any] | None = None
 
