@@ -51,7 +51,7 @@ class Robot:
         collision_enabled: Whether the robot collides with anything.
         visual_only: Spawn without physics: fixed in place, massless, colliding with nothing.
         mass_scale: Factor applied to every link mass.
-        scale: Spawn scale; PyBullet supports uniform scale only (all three factors equal).
+        scale: Spawn scale; engines scale models uniformly only (all three factors equal).
         articulation: Articulation settings (fixed root, self-collision, default joint state, solver).
         joint_config: Per-joint overrides of limits, effort and velocity limits and damping.
         disable_gravity: Cancel gravity on this robot (an upward m·g force on every link each step).
@@ -88,8 +88,8 @@ class Robot:
         if len(scale_t) != 3 or not all(0 < s < float("inf") for s in scale_t):
             raise SimuloValueError(f"Robot.scale must be three finite factors > 0, got {scale!r}")
         if len(set(scale_t)) != 1:
-            raise SimuloValueError(f"Robot.scale {scale!r} is not uniform; the PyBullet engine scales models "
-                                   "uniformly only (give three equal factors)")
+            raise SimuloValueError(f"Robot.scale {scale!r} is not uniform; engines scale models uniformly only "
+                                   "(give three equal factors)")
         for key, gains in (actuator_gains or {}).items():
             if not isinstance(gains, (ActuatorGainsConfig, MotorGainsConfig)):
                 raise SimuloValueError(f"Robot.actuator_gains[{key!r}] must be ActuatorGainsConfig or "
