@@ -23,7 +23,7 @@ from simulo.sim.names import match_names
 from simulo.sim.tensors import Tensors, index_array
 
 if TYPE_CHECKING:
-    from simulo.sim.actuators.drives import JointDrive
+    from simulo.sim.actuators.drive import JointDrive
 
 #: Largest number of distinct ``joint_ids`` lists a robot remembers as validated.
 _COLS_CACHE_SIZE = 64
