@@ -37,8 +37,8 @@ def test_learning_env_closes_its_simulation_when_on_start_fails():
     task = FailingStart()
     with pytest.raises(TaskError, match="on_start"):
         simulo.LearningEnv(task, num_envs=2)
-    assert task.built_scene._simulation is None  # the PyBullet clients were disconnected
-    assert all(e["item"]._rt is None for e in task.built_scene.get_items() if e["kind"] == "robot")
+    assert task.built_scene.runtime_simulation is None  # the engine worlds were closed
+    assert not any(e["item"].runtime_attached for e in task.built_scene.get_items() if e["kind"] == "robot")
 
 
 @pytest.mark.parametrize("shard", [5, ("a", 4), (0, 2, 3)])
