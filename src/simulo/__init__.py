@@ -49,6 +49,8 @@ _LAZY: dict[str, str] = {
     "RigidPhysics": "simulo.authoring.shapes",
     "ContactSensor": "simulo.sim.sensors",
     "ParallelGripper": "simulo.sim.actuators",
+    "DifferentialIKController": "simulo.sim.controllers",
+    "OperationalSpaceController": "simulo.sim.controllers",
     # runtime
     "Scene": "simulo.sim.scene",
     "Robot": "simulo.sim.robot",

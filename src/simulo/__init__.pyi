@@ -51,6 +51,8 @@ from simulo.rl.training.player import PolicyPlayer as PolicyPlayer
 from simulo.rl.training.player import RLPlayer as RLPlayer
 from simulo.rl.training.trainer import RLTrainer as RLTrainer
 from simulo.sim.actuators import ParallelGripper as ParallelGripper
+from simulo.sim.controllers import DifferentialIKController as DifferentialIKController
+from simulo.sim.controllers import OperationalSpaceController as OperationalSpaceController
 from simulo.sim.prop import Prop as Prop
 from simulo.sim.robot import Robot as Robot
 from simulo.sim.scene import Scene as Scene
@@ -71,6 +73,7 @@ __all__ = [
     "ContactSensor",
     "Cuboid",
     "Cylinder",
+    "DifferentialIKController",
     "EnvIdError",
     "GymEnv",
     "GymVectorEnv",
@@ -84,6 +87,7 @@ __all__ = [
     "NameNotFoundError",
     "NonFiniteError",
     "NotAttachedError",
+    "OperationalSpaceController",
     "PPOConfig",
     "ParallelGripper",
     "PolicyCheckpoint",
