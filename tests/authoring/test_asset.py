@@ -143,7 +143,11 @@ def test_urdf_path_write_failure_is_a_clear_error(tmp_path: Path, monkeypatch: p
 
 
 def test_available_catalog() -> None:
-    assert catalog.available() == ["simulo/robot/cartpole:v1", "simulo/robot/pick_arm:v1"]
+    assert catalog.available() == [
+        "simulo/robot/anymal-c:v1", "simulo/robot/cartpole:v1", "simulo/robot/franka-panda:v1",
+        "simulo/robot/franka-panda:v2", "simulo/robot/humanoid:v1", "simulo/robot/jetbot:v1", "simulo/robot/jetbot:v2",
+        "simulo/robot/pick-and-place:v1", "simulo/robot/pick_arm:v1", "simulo/robot/unitree-h1:v1",
+    ]
 
 
 def test_from_registry_cartpole() -> None:
@@ -155,6 +159,15 @@ def test_from_registry_cartpole() -> None:
                                                                ("cart_to_pole", "continuous")]
     assert asset.urdf_path().is_file() and asset.urdf_path().name == "cartpole.urdf"
     assert asset.read_only() is asset
+
+
+def test_from_registry_is_lazy_and_equal_by_reference() -> None:
+    asset = Asset.from_registry(" simulo/robot/cartpole:v1 ")
+    assert asset.ref == "simulo/robot/cartpole:v1" and "_loaded" not in vars(asset)
+    assert repr(asset) == "Asset.from_registry('simulo/robot/cartpole:v1')"
+    assert asset == Asset.from_registry("simulo/robot/cartpole:v1")
+    assert asset.resolve() is asset and "_loaded" in vars(asset)
+    assert Asset.from_urdf_string(URDF).ref is None
 
 
 def test_from_registry_pick_arm() -> None:
@@ -172,9 +185,13 @@ def test_from_registry_pick_arm() -> None:
     ("simulo/robot/cartpole:v0", ["bad registry reference"]),
     ("", ["bad registry reference ''"]),
     ("simulo/robot/cartpole:v2", ["unknown registry reference 'simulo/robot/cartpole:v2'", "no such model or version",
-                                  "available: simulo/robot/cartpole:v1, simulo/robot/pick_arm:v1"]),
-    ("simulo/robot/humanoid:v1", ["unknown registry reference", "simulo/robot/cartpole:v1, simulo/robot/pick_arm:v1"]),
-    ("acme/robot/cartpole:v1", ["only the 'simulo' publisher's robots are available locally"]),
+                                  "available: simulo/robot/anymal-c:v1, simulo/robot/cartpole:v1, "]),
+    ("simulo/robot/spot:v1", ["unknown registry reference", "simulo/robot/jetbot:v1, simulo/robot/jetbot:v2"]),
+    ("acme/robot/cartpole:v1", ["only the 'simulo' publisher's robots are available locally",
+                                "written without a publisher, e.g. 'robot/cartpole:v1'"]),
+    ("simulo/vehicle/kart:v1", ["bad registry reference 'simulo/vehicle/kart:v1': unknown kind 'vehicle'",
+                                "robot, world, prop"]),
+    ("robot/arm", ["bad registry reference 'robot/arm'", "'robot/<name>:v<N>'", "the version is required"]),
 ])
 def test_from_registry_errors(ref: str, fragments: list[str]) -> None:
     with pytest.raises(AssetError) as info:
@@ -184,7 +201,8 @@ def test_from_registry_errors(ref: str, fragments: list[str]) -> None:
 
 
 def test_from_registry_non_string() -> None:
-    with pytest.raises(AssetError, match="must be a string of the form 'simulo/robot/<name>:v<N>', got 42"):
+    with pytest.raises(AssetError, match="must be a string of the form 'simulo/robot/<name>:v<N>' or "
+                                         "'robot/<name>:v<N>', got 42"):
         Asset.from_registry(42)  # type: ignore[arg-type]
 
 

@@ -1,8 +1,11 @@
 """Robot model assets: a checked URDF plus how to spawn it.
 
-An :class:`Asset` is a plain value. Every constructor validates the URDF with
+An :class:`Asset` is a plain value. The file and string constructors validate the URDF with
 :func:`~simulo.authoring.urdf.check_urdf` at once, so a bad model fails where it is named, not when a
-scene is built. The PyBullet engine loads URDF; USD assets are refused with a message saying so.
+scene is built. A registry reference (:meth:`Asset.from_registry`) is checked for its form at once and
+resolved on first use, as the cloud SDK resolves it at submit: importing an app to list its jobs
+(``simulo run FILE --list``) reads no model file. The PyBullet engine loads URDF; USD assets are refused
+with a message saying so.
 """
 
 from __future__ import annotations
@@ -10,11 +13,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import tempfile
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import cached_property, partial
 from pathlib import Path
 
-from simulo.authoring.catalog import lookup
+from simulo.authoring.catalog import locate, lookup, parse_ref
 from simulo.authoring.pose import Pose
 from simulo.authoring.urdf import UrdfModel, check_urdf
 from simulo.errors import AssetError
@@ -39,21 +45,8 @@ def _fixed(fixed_base: object) -> bool | None:
 
 
 @dataclass(frozen=True)
-class Asset:
-    """A robot model the engine can load: a checked URDF document and its spawn defaults.
-
-    Build one with :meth:`from_urdf_string`, :meth:`from_urdf_file` or :meth:`from_registry`.
-
-    Attributes:
-        name: Model name (the URDF robot name unless given).
-        urdf_text: The URDF document.
-        base_dir: The folder relative mesh paths start from, or None.
-        fixed_base: Whether the base is bolted to the world; None leaves the choice to the robot.
-        spawn_pose: The model's own spawn pose, applied on top of where the scene places it
-            (the catalog cartpole's 2 m rail height), or None.
-        model: The checked URDF summary (links, joints, root link).
-        source_path: The URDF file the asset was read from, or None for a string.
-    """
+class _Model:
+    """What a resolved asset holds (see :class:`Asset` for the fields)."""
 
     name: str
     urdf_text: str
@@ -61,7 +54,112 @@ class Asset:
     fixed_base: bool | None
     spawn_pose: Pose | None
     model: UrdfModel
-    source_path: Path | None = None
+    source_path: Path | None
+
+
+def _read_urdf(path: Path, fixed_base: bool | None, spawn_pose: Pose | None = None) -> _Model:
+    """Read and check a URDF file; relative mesh paths start from its folder."""
+    file = path.expanduser().resolve()
+    if file.suffix.lower() in (".usd", ".usda", ".usdc", ".usdz"):
+        Asset.usd(path)
+    if not file.is_file():
+        raise AssetError(f"URDF file {str(path)!r} not found; expected a path to a .urdf file")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise AssetError(f"URDF file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    model = check_urdf(text, source=str(path), base_dir=file.parent)
+    return _Model(model.name, text, file.parent, fixed_base, spawn_pose, model, file)
+
+
+def _resolve_catalog(ref: str) -> _Model:
+    entry = lookup(ref)
+    return _read_urdf(entry.file, entry.fixed_base, entry.spawn_pose)
+
+
+def _resolve_organisation(ref: str, app_folder: Path) -> _Model:
+    found = locate(parse_ref(ref), app_folder)
+    return _read_urdf(found.entry, found.fixed_base)
+
+
+def _caller_folder(depth: int) -> Path:
+    """The folder of the file ``depth`` frames up the stack, or the working directory if it has none."""
+    name = sys._getframe(depth + 1).f_code.co_filename
+    file = Path(name)
+    return file.resolve().parent if file.is_file() else Path.cwd()
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A robot model the engine can load: a checked URDF document and its spawn defaults.
+
+    Build one with :meth:`from_urdf_string`, :meth:`from_urdf_file` or :meth:`from_registry`. A registry
+    asset reads and checks its file the first time one of the model's members is read.
+
+    Attributes:
+        ref: The registry reference it was made from, or None.
+        name: Model name (the URDF robot name unless given).
+        urdf_text: The URDF document.
+        base_dir: The folder relative mesh paths start from, or None.
+        fixed_base: Whether the base is bolted to the world; None leaves the choice to the robot.
+        spawn_pose: The model's own spawn pose, used when the scene places it at identity
+            (the catalog cartpole's 2 m rail height), or None.
+        model: The checked URDF summary (links, joints, root link).
+        source_path: The URDF file the asset was read from, or None for a string.
+    """
+
+    ref: str | None = None
+    _model: _Model | None = field(default=None, repr=False)
+    _resolve: Callable[[], _Model] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _loaded(self) -> _Model:
+        if self._model is not None:
+            return self._model
+        if self._resolve is None:
+            raise AssetError("an Asset needs a model or a registry reference; build one with Asset.from_urdf_file, "
+                             "Asset.from_urdf_string or Asset.from_registry")
+        return self._resolve()
+
+    @property
+    def name(self) -> str:
+        """Model name (the URDF robot name unless given)."""
+        return self._loaded.name
+
+    @property
+    def urdf_text(self) -> str:
+        """The URDF document."""
+        return self._loaded.urdf_text
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The folder relative mesh paths start from, or None."""
+        return self._loaded.base_dir
+
+    @property
+    def fixed_base(self) -> bool | None:
+        """Whether the base is bolted to the world; None leaves the choice to the robot."""
+        return self._loaded.fixed_base
+
+    @property
+    def spawn_pose(self) -> Pose | None:
+        """The model's own spawn pose, used when the scene places it at identity, or None."""
+        return self._loaded.spawn_pose
+
+    @property
+    def model(self) -> UrdfModel:
+        """The checked URDF summary (links, joints, root link)."""
+        return self._loaded.model
+
+    @property
+    def source_path(self) -> Path | None:
+        """The URDF file the asset was read from, or None for a string."""
+        return self._loaded.source_path
+
+    def __repr__(self) -> str:
+        if self.ref is not None:
+            return f"Asset.from_registry({self.ref!r})"
+        return f"Asset(name={self.name!r}, source_path={self.source_path!r})"
 
     @classmethod
     def from_urdf_string(
@@ -87,7 +185,7 @@ class Asset:
             raise AssetError(f"asset name must be a non-empty string, got {name!r}")
         folder = _folder(base_dir)
         model = check_urdf(text, source=name or "<URDF string>", base_dir=folder)
-        return cls(name or model.name, text, folder, _fixed(fixed_base), None, model)
+        return cls(_model=_Model(name or model.name, text, folder, _fixed(fixed_base), None, model, None))
 
     @classmethod
     def from_urdf_file(cls, path: str | os.PathLike[str], fixed_base: bool | None = None) -> Asset:
@@ -97,17 +195,7 @@ class Asset:
             AssetError: The file does not exist, is not UTF-8 text, or is a USD file.
             UrdfError: The document has problems (all listed).
         """
-        file = Path(path).expanduser().resolve()
-        if file.suffix.lower() in (".usd", ".usda", ".usdc", ".usdz"):
-            cls.usd(path)
-        if not file.is_file():
-            raise AssetError(f"URDF file {str(path)!r} not found; expected a path to a .urdf file")
-        try:
-            text = file.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise AssetError(f"URDF file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-        model = check_urdf(text, source=str(path), base_dir=file.parent)
-        return cls(model.name, text, file.parent, _fixed(fixed_base), None, model, file)
+        return cls(_model=_read_urdf(Path(path), _fixed(fixed_base)))
 
     @classmethod
     def urdf(cls, path: str | os.PathLike[str]) -> Asset:
@@ -116,14 +204,24 @@ class Asset:
 
     @classmethod
     def from_registry(cls, ref: str) -> Asset:
-        """A model from the local catalog, e.g. ``Asset.from_registry("simulo/robot/cartpole:v1")``.
+        """A model named by a registry reference, read on first use.
+
+        * ``simulo/robot/<name>:v<N>``: the local catalog (``simulo asset list`` shows it).
+        * ``robot/<name>:v<N>``: your organisation's asset, a folder ``assets/robot/<name>/`` found from
+          the calling file's folder upward or on ``SIMULO_ASSET_PATH``
+          (see :mod:`simulo.authoring.catalog.organisation`).
 
         Raises:
-            AssetError: ``ref`` is malformed (expected ``simulo/robot/<name>:v<N>``) or unknown (the message
-                lists the available references).
+            AssetError: At once: ``ref`` is malformed, or names a catalog model or version that does not
+                exist (the message lists the available references). On first use: an organisation asset
+                is not found (the message lists where it looked) or its files cannot be read.
+            UrdfError: On first use: the model's URDF has problems.
         """
-        entry = lookup(ref)
-        return replace(cls.from_urdf_file(entry.file, fixed_base=entry.fixed_base), spawn_pose=entry.spawn_pose)
+        parsed = parse_ref(ref)
+        if parsed.publisher is None:
+            return cls(parsed.text, _resolve=partial(_resolve_organisation, parsed.text, _caller_folder(1)))
+        lookup(parsed)
+        return cls(parsed.text, _resolve=partial(_resolve_catalog, parsed.text))
 
     @classmethod
     def usd(cls, path: str | os.PathLike[str]) -> Asset:
@@ -147,6 +245,16 @@ class Asset:
         """This asset (assets are immutable values, so always read-only)."""
         return self
 
+    def resolve(self) -> Asset:
+        """This asset, with its model read and checked now rather than on first use.
+
+        Raises:
+            AssetError: A registry asset cannot be found or read.
+            UrdfError: Its URDF has problems.
+        """
+        self._loaded  # noqa: B018 - reading the cached property resolves the model
+        return self
+
     def with_collision_visuals(self) -> Asset:
         """The same model with a visual copy of every collision shape on links that have no visual (for recording)."""
         from simulo.authoring.visuals import with_collision_visuals
@@ -157,7 +265,9 @@ class Asset:
         if "<mesh" in self.urdf_text:
             base = self.base_dir if self.base_dir is not None else (
                 self.source_path.parent if self.source_path is not None else None)
-        return replace(self, urdf_text=with_collision_visuals(self.urdf_text), base_dir=base, source_path=None)
+        drawn = replace(self._loaded, urdf_text=with_collision_visuals(self.urdf_text), base_dir=base,
+                        source_path=None)
+        return Asset(self.ref, _model=drawn)
 
     def urdf_path(self) -> Path:
         """The URDF file the engine should load.

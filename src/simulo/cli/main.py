@@ -12,6 +12,7 @@ import sys
 # command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "check-urdf": ("simulo.cli.check_urdf", "check a URDF file and list every problem in it"),
+    "asset": ("simulo.cli.asset", "list the local robot catalog, or check a registry reference's model"),
     "run": ("simulo.cli.run", "run a job of an app file locally"),
     "pick-place": ("simulo.cli.pick_place", "the scripted pick-and-place app (flags: every seed experiment)"),
 }

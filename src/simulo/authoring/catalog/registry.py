@@ -1,11 +1,18 @@
-"""The local robot catalog: registry references such as ``simulo/robot/cartpole:v1`` -> packaged URDF files.
+"""The local robot catalog and the registry reference grammar.
 
-A reference has the form ``simulo/robot/<name>:v<N>``: the ``simulo`` publisher (the global catalog), the
-``robot`` kind, a model name and an explicit version. Files live next to this module as package data.
+A reference reads ``[<publisher>/]<kind>/<name>:v<N>``, as in the cloud SDK:
+
+* ``simulo/robot/cartpole:v1``: the ``simulo`` publisher names the global catalog, which this module
+  holds (URDF files next to it as package data, plus pybullet_data's Franka Panda, found at run time).
+* ``robot/byo-urdf-arm:v1``: no publisher names your own organisation's assets, which live in local
+  folders (see :mod:`simulo.authoring.catalog.organisation`).
+
+The version is always required here: there is no server to pick the latest one.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,10 +23,64 @@ from simulo.errors import AssetError
 REF_FORM = "simulo/robot/<name>:v<N>"
 """The form of a catalog reference, for error messages."""
 
+ORG_REF_FORM = "robot/<name>:v<N>"
+"""The form of an organisation reference, for error messages."""
+
+KINDS: tuple[str, ...] = ("robot", "world", "prop")
+"""The asset kinds a reference may name (the SDK's ``ASSET_KINDS``)."""
+
+GLOBAL_PUBLISHER = "simulo"
+"""The publisher segment of the global catalog."""
+
 _REF = re.compile(
-    r"^(?P<publisher>[a-z0-9][a-z0-9_-]*)/(?P<kind>[a-z]+)/(?P<name>[a-z0-9][a-z0-9_.-]*):v(?P<version>[1-9][0-9]*)$"
+    r"^(?:(?P<publisher>[a-z0-9][a-z0-9_-]*)/)?(?P<kind>[a-z]+)/(?P<name>[a-z0-9][a-z0-9_.-]*)"
+    r":v(?P<version>[1-9][0-9]*)$"
 )
 _FOLDER = Path(__file__).resolve().parent
+_PYBULLET_DATA = "pybullet_data"
+
+
+@dataclass(frozen=True)
+class AssetRef:
+    """A parsed registry reference.
+
+    Attributes:
+        text: The reference as written (surrounding spaces removed).
+        publisher: ``"simulo"`` for the global catalog, another publisher, or None for your organisation.
+        kind: One of :data:`KINDS`.
+        name: The asset name.
+        version: The version number (>= 1).
+    """
+
+    text: str
+    publisher: str | None
+    kind: str
+    name: str
+    version: int
+
+
+def parse_ref(ref: object) -> AssetRef:
+    """Parse a registry reference.
+
+    Args:
+        ref: ``simulo/robot/<name>:v<N>`` (the catalog) or ``robot/<name>:v<N>`` (your organisation).
+
+    Raises:
+        AssetError: ``ref`` is not a string of one of those forms, or names an unknown kind.
+    """
+    if not isinstance(ref, str):
+        raise AssetError(f"registry reference must be a string of the form {REF_FORM!r} or {ORG_REF_FORM!r}, "
+                         f"got {ref!r}")
+    text = ref.strip(" \t")
+    match = _REF.match(text)
+    if match is None or "\n" in text:
+        hint = " (the version is required)" if ":" not in ref else ""
+        raise AssetError(f"bad registry reference {ref!r}: expected the form {REF_FORM!r} (the catalog) or "
+                         f"{ORG_REF_FORM!r} (your organisation's assets){hint}, e.g. 'simulo/robot/cartpole:v1'")
+    if match["kind"] not in KINDS:
+        raise AssetError(f"bad registry reference {ref!r}: unknown kind {match['kind']!r}; expected one of "
+                         f"{', '.join(KINDS)}")
+    return AssetRef(text, match["publisher"], match["kind"], match["name"], int(match["version"]))
 
 
 @dataclass(frozen=True)
@@ -28,25 +89,68 @@ class CatalogEntry:
 
     Attributes:
         ref: Its registry reference, e.g. ``"simulo/robot/cartpole:v1"``.
-        file: The URDF file, inside the catalog package.
+        file_name: The URDF file, relative to the folder named by ``data``.
         fixed_base: Whether the model's base is bolted to the world.
-        spawn_pose: The model's own spawn pose (added to where the scene places it), or None.
+        spawn_pose: The model's own spawn pose (used when the scene places it at identity), or None.
+        joints: How many non-fixed joints the model has (the width of its joint columns).
+        description: One line for ``simulo asset list``.
+        data: Where ``file_name`` lives: ``"catalog"`` (this package) or ``"pybullet_data"`` (the
+            ``pybullet_data`` package, found at run time without importing it).
     """
 
     ref: str
-    file: Path
+    file_name: str
     fixed_base: bool
     spawn_pose: Pose | None
+    joints: int
+    description: str
+    data: str = "catalog"
+
+    @property
+    def file(self) -> Path:
+        """The URDF file.
+
+        Raises:
+            AssetError: The file lives in ``pybullet_data`` and that package is not installed.
+        """
+        if self.data == "catalog":
+            return _FOLDER / self.file_name
+        spec = importlib.util.find_spec(_PYBULLET_DATA)  # finds the folder; imports nothing
+        if spec is None or spec.origin is None:
+            raise AssetError(f"catalog model {self.ref!r} is read from the {_PYBULLET_DATA!r} package "
+                             f"({self.file_name}), which is not installed; install it with 'pip install pybullet'")
+        return Path(spec.origin).resolve().parent / self.file_name
 
 
-_ENTRIES: dict[str, CatalogEntry] = {
-    entry.ref: entry
-    for entry in (
-        # Isaac Lab's cartpole also spawns with its rail 2 m above the ground.
-        CatalogEntry("simulo/robot/cartpole:v1", _FOLDER / "cartpole.urdf", True, Pose.from_xyz(0.0, 0.0, 2.0)),
-        CatalogEntry("simulo/robot/pick_arm:v1", _FOLDER / "pick_arm.urdf", True, None),
-    )
-}
+def _entries(*entries: CatalogEntry) -> dict[str, CatalogEntry]:
+    return {entry.ref: entry for entry in entries}
+
+
+_PANDA = ("7 arm joints panda_joint1..7 and two prismatic fingers; pybullet_data's franka_panda/panda.urdf "
+          "(fixed base)")
+_ENTRIES: dict[str, CatalogEntry] = _entries(
+    # Isaac Lab's cartpole also spawns with its rail 2 m above the ground.
+    CatalogEntry("simulo/robot/cartpole:v1", "cartpole.urdf", True, Pose.from_xyz(0.0, 0.0, 2.0), 2,
+                 "cart on a 2 m high rail (slider_to_cart) with an unactuated pole (cart_to_pole)"),
+    CatalogEntry("simulo/robot/pick_arm:v1", "pick_arm.urdf", True, None, 7,
+                 "five-joint arm with a gear-coupled parallel gripper (the pick-and-place app's arm)"),
+    CatalogEntry("simulo/robot/jetbot:v1", "jetbot.urdf", False, None, 2,
+                 "NVIDIA JetBot: differential drive (left_wheel_joint, right_wheel_joint) and a ball caster"),
+    CatalogEntry("simulo/robot/jetbot:v2", "jetbot.urdf", False, None, 2,
+                 "NVIDIA JetBot (same model as v1)"),
+    CatalogEntry("simulo/robot/franka-panda:v1", "franka_panda/panda.urdf", True, None, 9, _PANDA,
+                 _PYBULLET_DATA),
+    CatalogEntry("simulo/robot/franka-panda:v2", "franka_panda/panda.urdf", True, None, 9, _PANDA,
+                 _PYBULLET_DATA),
+    CatalogEntry("simulo/robot/humanoid:v1", "humanoid.urdf", False, Pose.from_xyz(0.0, 0.0, 1.34), 21,
+                 "MuJoCo humanoid: 21 hinge joints, primitive shapes, floating base (torso at 1.34 m)"),
+    CatalogEntry("simulo/robot/anymal-c:v1", "anymal_c.urdf", False, Pose.from_xyz(0.0, 0.0, 0.6), 12,
+                 "ANYbotics ANYmal C quadruped: 12 joints LF/LH/RF/RH _HAA/_HFE/_KFE, primitive shapes"),
+    CatalogEntry("simulo/robot/unitree-h1:v1", "unitree_h1.urdf", False, Pose.from_xyz(0.0, 0.0, 1.05), 19,
+                 "Unitree H1 humanoid: 19 joints (legs, torso, arms), primitive shapes, floating base"),
+    CatalogEntry("simulo/robot/pick-and-place:v1", "pick_and_place.urdf", True, None, 3,
+                 "gantry with a suction cup on three prismatic joints x_axis, y_axis, z_axis"),
+)
 
 
 def available() -> list[str]:
@@ -54,28 +158,31 @@ def available() -> list[str]:
     return sorted(_ENTRIES)
 
 
-def lookup(ref: str) -> CatalogEntry:
+def entries() -> list[CatalogEntry]:
+    """Every catalog entry, sorted by reference."""
+    return [_ENTRIES[ref] for ref in available()]
+
+
+def lookup(ref: str | AssetRef) -> CatalogEntry:
     """The catalog entry of a registry reference.
 
     Args:
-        ref: A reference of the form ``simulo/robot/<name>:v<N>``.
+        ref: A reference of the form ``simulo/robot/<name>:v<N>``, as text or parsed.
 
     Raises:
-        AssetError: ``ref`` is not a string of that form, or names a model or version the catalog lacks
-            (the message lists the available references).
+        AssetError: ``ref`` is malformed, is an organisation reference, or names a model or version the
+            catalog lacks (the message lists the available references).
     """
-    if not isinstance(ref, str):
-        raise AssetError(f"registry reference must be a string of the form {REF_FORM!r}, got {ref!r}")
-    match = _REF.match(ref.strip())
-    if match is None:
-        hint = " (the version is required)" if ":" not in ref else ""
-        raise AssetError(f"bad registry reference {ref!r}: expected the form {REF_FORM!r}{hint}, "
-                         f"e.g. 'simulo/robot/cartpole:v1'")
-    entry = _ENTRIES.get(ref.strip())
-    if entry is None:
-        if match["publisher"] != "simulo" or match["kind"] != "robot":
-            what = "only the 'simulo' publisher's robots are available locally"
-        else:
-            what = "no such model or version in the local catalog"
-        raise AssetError(f"unknown registry reference {ref!r}: {what}; available: {', '.join(available())}")
-    return entry
+    parsed = ref if isinstance(ref, AssetRef) else parse_ref(ref)
+    entry = _ENTRIES.get(parsed.text)
+    if entry is not None:
+        return entry
+    if parsed.publisher is None:
+        what = (f"it names your organisation's assets (no publisher), which the catalog does not hold; "
+                f"the catalog's references start with '{GLOBAL_PUBLISHER}/'")
+    elif parsed.publisher != GLOBAL_PUBLISHER or parsed.kind != "robot":
+        what = ("only the 'simulo' publisher's robots are available locally (your organisation's assets are "
+                f"written without a publisher, e.g. '{parsed.kind}/{parsed.name}:v{parsed.version}')")
+    else:
+        what = "no such model or version in the local catalog"
+    raise AssetError(f"unknown registry reference {parsed.text!r}: {what}; available: {', '.join(available())}")
