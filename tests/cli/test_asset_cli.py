@@ -11,6 +11,7 @@ import pytest
 from simulo.authoring import catalog
 from simulo.authoring.catalog import ASSET_PATH_ENV
 from simulo.cli import asset as asset_cli
+from simulo.cli import run as run_cli
 from simulo.cli.main import main as simulo_main
 
 ARM = """<robot name="tiny_arm">
@@ -123,3 +124,13 @@ def test_run_list_resolves_no_asset(tmp_path: Path) -> None:
     assert "CODE 0 PYBULLET False" in done.stdout
     assert "train" in done.stdout and "--num-envs INT" in done.stdout
     assert "not-published-here" not in done.stdout + done.stderr
+
+
+def test_running_the_job_reports_the_missing_asset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    app = tmp_path / "app.py"
+    app.write_text(APP)
+    code = run_cli.main([str(app), "--job", "train", "--runs-dir", str(tmp_path / "runs")])
+    _, err = capsys.readouterr()
+    assert code == 1
+    assert "organisation asset 'robot/not-published-here:v1' not found" in err
+    assert f"  - {tmp_path / 'assets' / 'robot' / 'not-published-here'}" in err
