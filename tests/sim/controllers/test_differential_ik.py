@@ -12,7 +12,7 @@ import simulo
 from simulo.math.batched import quat_conjugate, quat_mul
 from simulo.sim.controllers._chain import axis_angle_from_quat
 
-from .arm import ARM_JOINTS, EE, TOLERANCE, angle_error, fk, fk_now, home, targets, track
+from .arm import ARM_JOINTS, EE, OFFSETS, TOLERANCE, angle_error, fk, fk_now, home, targets, track
 
 # (ik_method, ik_params, command_type, physics steps allowed). Measured on the four targets (63, 64, 224 and
 # 38 mm away): dls/pinv/svd are within 5 mm after 20-40 steps; the transpose is gradient descent and needs
@@ -167,3 +167,28 @@ def test_orientation_none_keeps_the_orientation_last_commanded(arm4: Any) -> Non
     assert angle_error(quat, quat_des).max() < np.radians(0.5)
     np.testing.assert_allclose(np.asarray(ik.desired_pose)[:, 3:], quat_des / np.linalg.norm(quat_des, axis=1,
                                                                                               keepdims=True))
+
+
+def test_the_franka_reach_sample_calls_with_torch_tensors(arm4: Any) -> None:
+    """The SDK sample's calls: keyword construction in on_start, then move_to(torch (N, 3), orientation=(4,))."""
+    torch = pytest.importorskip("torch")
+    robot, sim = arm4
+    pos_des, quat_des = targets(robot)
+    # one orientation for every environment, as the sample holds its hand pointing down: env 0's target
+    goal_pos = np.array(fk(robot, np.tile(home(1), (4, 1)) + np.r_[OFFSETS[0], 0.0, 0.0])[0])
+    # moves in the arm's vertical plane keep that orientation reachable with five joints
+    radial = np.r_[goal_pos[0, :2] / np.linalg.norm(goal_pos[0, :2]), 0.0]
+    up = np.array([0.0, 0.0, 1.0])
+    goal_pos += np.array([[0.0], [0.02], [0.0], [-0.02]]) * radial + np.array([[0.0], [0.0], [-0.02], [0.01]]) * up
+    ik = simulo.DifferentialIKController(robot=robot, end_effector=EE, joints=ARM_JOINTS, ik_method="dls",
+                                         command_type="pose")
+    target = torch.tensor(goal_pos, dtype=torch.float32)
+    orientation = tuple(float(v) for v in quat_des[0])
+    for _ in range(120):
+        ik.move_to(target, orientation=orientation)
+        sim.step()
+    pos, quat = robot.get_body_pose_in_base_frame(EE)
+    assert isinstance(pos, torch.Tensor)  # outputs follow the caller into torch
+    assert np.linalg.norm(pos.numpy() - goal_pos, axis=1).max() < TOLERANCE
+    assert angle_error(quat.numpy(), np.tile(quat_des[0], (4, 1))).max() < np.radians(2.0)
+    assert isinstance(ik.compute(), torch.Tensor)
