@@ -40,6 +40,8 @@ from simulo.sim.controllers._chain import (
 )
 from simulo.sim.robot import Robot
 
+IKMethod = Literal["pinv", "svd", "trans", "dls"]
+CommandType = Literal["position", "pose"]
 IK_METHODS: tuple[str, ...] = ("pinv", "svd", "trans", "dls")
 COMMAND_TYPES: tuple[str, ...] = ("position", "pose")
 #: Parameters of each method and their defaults (Isaac Lab's names and values).
@@ -69,8 +71,8 @@ class DifferentialIKControllerCfg:
             finite number > 0.
     """
 
-    command_type: Literal["position", "pose"] = "pose"
-    ik_method: Literal["pinv", "svd", "trans", "dls"] = "dls"
+    command_type: CommandType = "pose"
+    ik_method: IKMethod = "dls"
     use_relative_mode: bool = False
     ik_params: Mapping[str, float] | None = field(default=None, hash=False)
 
@@ -117,11 +119,10 @@ class DifferentialIKController:
         NameNotFoundError: (Once attached) no such body, or no joint matches ``joints``.
     """
 
-    def __init__(self, robot: Robot, end_effector: str, joints: str, ik_method: str = "dls",
-                 command_type: str = "pose", use_relative_mode: bool = False,
+    def __init__(self, robot: Robot, end_effector: str, joints: str, ik_method: IKMethod = "dls",
+                 command_type: CommandType = "pose", use_relative_mode: bool = False,
                  ik_params: Mapping[str, float] | None = None, frame: Frame = "base") -> None:
-        self.cfg = DifferentialIKControllerCfg(command_type, ik_method, use_relative_mode,  # type: ignore[arg-type]
-                                               ik_params)
+        self.cfg = DifferentialIKControllerCfg(command_type, ik_method, use_relative_mode, ik_params)
         self._chain = ControlledChain(robot, end_effector, joints, frame)
         #: desired positions (num_envs, 3) and orientations (num_envs, 4); NaN rows have no command
         self._pos_des = np.empty((0, 3))

@@ -171,12 +171,17 @@ class OperationalSpaceController:
         if self.cfg.nullspace_control == "position" and k <= self._rows.size:
             raise SimuloValueError(f"nullspace_control='position' needs more joints than controlled axes; "
                                    f"{self._chain.joints!r} matches {k} joints for {self._rows.size} axes")
-        kp = np.array(self.cfg.motion_stiffness) * np.array(self.cfg.motion_control_axes)
+        kp, kd = self._configured_gains()
         self._pose_des = np.full((n, 7), np.nan)
         self._kp = np.tile(kp, (n, 1))
-        self._kd = 2.0 * np.sqrt(self._kp) * np.array(self.cfg.motion_damping_ratio)
+        self._kd = np.tile(kd, (n, 1))
         default_q = np.asarray(self._chain.robot.default_joint_positions, dtype=float)
         self._posture = default_q[:, self._chain.joint_ids]
+
+    def _configured_gains(self) -> tuple[np.ndarray, np.ndarray]:
+        """Kp and Kd (6,) of the configuration; zero on the axes that are not controlled."""
+        kp = np.array(self.cfg.motion_stiffness) * np.array(self.cfg.motion_control_axes)
+        return kp, 2.0 * np.sqrt(kp) * np.array(self.cfg.motion_damping_ratio)
 
     # -- properties -------------------------------------------------------------------------------------
     @property
@@ -215,10 +220,8 @@ class OperationalSpaceController:
         """Forget the pose targets of ``env_ids`` (all by default) and restore the configured gains."""
         self._bind()
         ids = self._chain.env_ids(env_ids)
-        kp = np.array(self.cfg.motion_stiffness) * np.array(self.cfg.motion_control_axes)
         self._pose_des[ids] = np.nan
-        self._kp[ids] = kp
-        self._kd[ids] = 2.0 * np.sqrt(kp) * np.array(self.cfg.motion_damping_ratio)
+        self._kp[ids], self._kd[ids] = self._configured_gains()
 
     def set_command(self, command: Any, env_ids: Any = None) -> None:
         """Set the pose target (and, in variable impedance modes, the gains) of ``env_ids``.
@@ -303,10 +306,9 @@ class OperationalSpaceController:
         mass = np.asarray(robot.get_mass_matrix(ids), dtype=float) if needs_mass else None
         efforts = np.zeros_like(q)
         active = ~np.isnan(self._pose_des[:, 0])
-        lam = None
-        if self.cfg.inertial_dynamics_decoupling:
-            assert mass is not None
-            lam = self._task_inertia(jac, np.linalg.inv(mass))
+        mass_inv = None if mass is None else np.linalg.inv(mass)
+        lam = None if mass_inv is None or not self.cfg.inertial_dynamics_decoupling else \
+            self._task_inertia(jac, mass_inv)
         if active.any():
             pos, quat = self._chain.ee_pose()
             err = pose_error(pos, quat, self._pose_des[:, :3], self._pose_des[:, 3:])[:, self._rows]
@@ -315,11 +317,11 @@ class OperationalSpaceController:
             force = acc if lam is None else np.einsum("nab,nb->na", lam, acc)
             efforts[active] = np.einsum("nkm,nm->nk", jac_t, force)[active]
         if self.cfg.nullspace_control == "position":
-            assert mass is not None
+            assert mass is not None and mass_inv is not None
             kp, zeta = self.cfg.nullspace_stiffness, self.cfg.nullspace_damping_ratio
             acc_null = kp * (self._posture - q) - 2.0 * zeta * np.sqrt(kp) * qd
             if lam is not None and not self.cfg.partial_inertial_dynamics_decoupling:
-                jbar_t = lam @ jac @ np.linalg.inv(mass)
+                jbar_t = lam @ jac @ mass_inv
             else:
                 jbar_t = np.swapaxes(np.linalg.pinv(jac), 1, 2)
             projector = np.eye(q.shape[1]) - jac_t @ jbar_t
