@@ -98,3 +98,28 @@ def test_osc_reaches_the_targets_and_the_nullspace_law_chooses_the_posture(panda
         distance[mode] = np.abs(np.asarray(robot.get_joint_state()[0])[:, :7] - posture).max(axis=1)
     print("largest joint distance to the targets' postures (rad)", distance)
     assert distance["position"].max() < 0.05 < distance["none"].min()
+
+
+def test_the_franka_reach_sample_flow(make: Any) -> None:
+    """The sample's controller and calls: goals from its goal box, the hand pointing down ``(0, 1, 0, 0)``.
+
+    The arm starts at Isaac Lab's Panda home posture: from the all-zero posture (stretched straight up, a
+    singular posture with ``panda_joint4`` outside its limits) one DLS step per control step swings wildly.
+    """
+    try:
+        franka = simulo.Asset.from_registry("simulo/robot/franka-panda:v1")
+    except simulo.AssetError:
+        pytest.skip("the local catalog has no simulo/robot/franka-panda:v1 yet")
+    home = [0.0, -0.569, 0.0, -2.810, 0.0, 3.037, 0.741, 0.04, 0.04]
+    robot, sim = make(franka, num_envs=4, initial_pose=simulo.Pose.identity(),
+                      articulation=simulo.ArticulationConfig(default_joint_positions=home))
+    ik = simulo.DifferentialIKController(robot=robot, end_effector="panda_hand", joints="panda_joint.*",
+                                         ik_method="dls", command_type="pose")
+    assert len(ik.joint_ids) == 7  # the fingers are not panda_joint<n>
+    goals = np.array([[0.475, 0.0, 0.35], [0.40, -0.20, 0.25], [0.60, 0.20, 0.45], [0.35, 0.25, 0.20]])
+    down = (0.0, 1.0, 0.0, 0.0)
+    reached = run(sim, robot, lambda _: ik.move_to(goals, orientation=down), goals, 120)
+    pos, quat = hand(robot)
+    print("sample flow: steps to 5 mm", reached, "final mm", 1000 * np.linalg.norm(pos - goals, axis=1))
+    assert (reached > 0).all() and np.linalg.norm(pos - goals, axis=1).max() < 1e-3
+    assert angle_error(quat, np.tile(down, (4, 1))).max() < np.radians(0.5)
