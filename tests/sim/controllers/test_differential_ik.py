@@ -128,17 +128,36 @@ def test_compute_is_one_ik_step_and_writes_nothing(arm4: Any) -> None:
     assert (after < 0.5 * np.linalg.norm(pos0 - pos_des, axis=1)).all(), after
 
 
-def test_world_frame_targets_include_each_env_origin_and_base_pose(make: Any, arm: simulo.Asset) -> None:
-    tilted = simulo.Pose.from_xyz_rpy((0.2, -0.1, 0.3), (0.0, 0.0, 0.9))
+@pytest.mark.parametrize("frame", ["base", "world"])
+def test_targets_in_either_frame_on_a_turned_and_tilted_base(make: Any, arm: simulo.Asset, frame: str) -> None:
+    tilted = simulo.Pose.from_xyz_rpy((0.2, -0.1, 0.3), (0.4, -0.3, 0.9))
     robot, sim = make(arm, num_envs=3, initial_pose=tilted, scene={"env_spacing": 2.0})
     robot.set_joint_state(home(3))
     robot.set_joint_position_target(home(3))
-    pos_w, quat_w = targets(robot, frame="world")
-    assert np.ptp(pos_w[:, 0]) > 1.0 or np.ptp(pos_w[:, 1]) > 1.0  # environments stand apart
-    ik = simulo.DifferentialIKController(robot, EE, ARM_JOINTS, command_type="pose", frame="world")
-    reached, pos, quat = track(sim, robot, lambda _: ik.move_to(pos_w, quat_w), pos_w, 120, frame="world")
-    assert (reached > 0).all() and np.linalg.norm(pos - pos_w, axis=1).max() < 1e-3
-    assert angle_error(quat, quat_w).max() < np.radians(0.5)
+    pos_des, quat_des = targets(robot, frame=frame)
+    if frame == "world":  # world targets carry each environment's origin
+        assert np.ptp(pos_des[:, 0]) > 1.0 or np.ptp(pos_des[:, 1]) > 1.0
+    ik = simulo.DifferentialIKController(robot, EE, ARM_JOINTS, command_type="pose", frame=frame)
+    reached, pos, quat = track(sim, robot, lambda _: ik.move_to(pos_des, quat_des), pos_des, 120, frame=frame)
+    # a Jacobian in the wrong axes would not converge this fast (or at all) on a tilted base
+    assert ((reached > 0) & (reached <= 60)).all(), reached
+    assert np.linalg.norm(pos - pos_des, axis=1).max() < 1e-3
+    assert angle_error(quat, quat_des).max() < np.radians(0.5)
+
+
+def test_reset_forgets_the_commands_of_those_envs_only(arm4: Any) -> None:
+    robot, _ = arm4
+    pos_des, quat_des = targets(robot)
+    ik = simulo.DifferentialIKController(robot, EE, ARM_JOINTS)
+    ik.set_command(np.concatenate([pos_des, quat_des], axis=1))
+    ik.reset([3, 0])
+    desired = np.asarray(ik.desired_pose)
+    assert np.isnan(desired[[0, 3]]).all()
+    np.testing.assert_allclose(desired[[1, 2], :3], pos_des[[1, 2]])
+    q_now = np.asarray(robot.get_joint_state()[0])[:, :5]
+    q_des = np.asarray(ik.compute())
+    np.testing.assert_allclose(q_des[[0, 3]], q_now[[0, 3]])  # no command: hold
+    assert np.abs(q_des[[1, 2]] - q_now[[1, 2]]).max() > 0.05
 
 
 def test_controller_made_before_the_simulation_resolves_names_on_first_use(arm: simulo.Asset) -> None:

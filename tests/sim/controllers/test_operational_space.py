@@ -183,3 +183,17 @@ def test_relative_pose_targets_reach_the_same_pose(arm4: Any) -> None:
     reached, pos, quat = track(sim, robot, lambda _: osc.apply(), pos_des, 240)
     assert (reached > 0).all() and np.linalg.norm(pos - pos_des, axis=1).max() < 5e-4
     assert angle_error(quat, quat_des).max() < np.radians(0.2)
+
+
+@pytest.mark.parametrize("frame", ["base", "world"])
+def test_osc_targets_in_either_frame_on_a_turned_and_tilted_base(make: Any, arm: simulo.Asset, frame: str) -> None:
+    tilted = simulo.Pose.from_xyz_rpy((0.2, -0.1, 0.3), (0.4, -0.3, 0.9))
+    robot, sim = make(arm, num_envs=2, initial_pose=tilted, scene={"env_spacing": 2.0})
+    robot.set_joint_state(home(2))
+    pos_des, quat_des = targets(robot, frame=frame)
+    osc = simulo.OperationalSpaceController(robot, EE, ARM_JOINTS, frame=frame)
+    reached, pos, quat = track(sim, robot, lambda s: osc.move_to(pos_des, quat_des) if s == 0 else osc.apply(),
+                               pos_des, 240, frame=frame)
+    assert ((reached > 0) & (reached <= 200)).all(), reached
+    assert np.linalg.norm(pos - pos_des, axis=1).max() < 5e-4
+    assert angle_error(quat, quat_des).max() < np.radians(0.2)
