@@ -131,12 +131,15 @@ CASES = [
      "<origin>: xyz='0 0 x'"),
     ("collision_no_inertial", robot(f'<link name="a">{BOX}</link>'),
      "link 'a' has <collision> geometry but no <inertial>"),
-    ("mass_zero", robot('<link name="a"><inertial><mass value="0"/>'
-                        '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'),
-     "mass value='0' must be a number > 0"),
+    ("mass_negative", robot('<link name="a"><inertial><mass value="-1"/>'
+                            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'),
+     "mass value='-1' must be a number >= 0 (kg)"),
+    ("mass_nan", robot('<link name="a"><inertial><mass value="nan"/>'
+                       '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'),
+     "mass value='nan' must be a number >= 0 (kg)"),
     ("mass_not_number", robot('<link name="a"><inertial><mass value="heavy"/>'
                               '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'),
-     "mass value='heavy' must be a number > 0"),
+     "mass value='heavy' must be a number >= 0"),
     ("mass_missing", robot('<link name="a"><inertial>'
                            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'),
      "<inertial> needs <mass"),
@@ -146,7 +149,7 @@ CASES = [
      "<inertia> is missing ixy, ixz, iyy, iyz, izz"),
     ("collision_no_geometry", robot(link("a", "<collision/>")), "<collision> has no <geometry>"),
     ("unknown_shape", robot(link("a", "<visual><geometry><cone radius='1'/></geometry></visual>")),
-     "unknown geometry <cone>"),
+     "<geometry> must start with one shape (box, cylinder, sphere, capsule, mesh), found <cone>"),
     ("box_bad_size", robot(link("a", '<collision><geometry><box size="1 1"/></geometry></collision>')),
      "size='1 1' must be 3 finite number(s)"),
     ("cylinder_negative",
@@ -160,8 +163,9 @@ CASES = [
      "is an absolute path"),
     ("mesh_dotdot", robot(link("a", '<visual><geometry><mesh filename="meshes/../../x.stl"/></geometry></visual>')),
      "leaves the asset's folder through '..'"),
-    ("mesh_package", robot(link("a", '<visual><geometry><mesh filename="package://arm/x.stl"/></geometry></visual>')),
-     "package:// needs a ROS package path"),
+    ("mesh_package_without_folder",
+     robot(link("a", '<visual><geometry><mesh filename="package://arm/x.stl"/></geometry></visual>')),
+     "package 'arm' not found: no URDF folder to search from"),
     ("mesh_http", robot(link("a", '<visual><geometry><mesh filename="https://example.com/x.stl"/></geometry></visual>')),
      "https:// URLs are never downloaded"),
     ("mesh_file_url", robot(link("a", '<visual><geometry><mesh filename="file:///x.stl"/></geometry></visual>')),
@@ -269,21 +273,22 @@ def test_external_references_refused_without_loading(text: str) -> None:
 
 def test_mesh_inside_base_dir_passes_and_missing_mesh_is_reported(tmp_path: Path) -> None:
     (tmp_path / "meshes").mkdir()
-    (tmp_path / "meshes" / "part.obj").write_text("v 0 0 0\n")
+    (tmp_path / "meshes" / "part.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
     good = robot(link("a", '<visual><geometry><mesh filename="meshes/./part.obj" scale="1 1 1"/></geometry></visual>'))
     assert check_urdf(good, base_dir=tmp_path).links == ("a",)
     missing = robot(link("a", '<visual><geometry><mesh filename="meshes/gone.obj"/></geometry></visual>'))
     assert check_urdf(missing).links == ("a",)  # without base_dir only the path's text is checked
     problems = problems_of(missing, base_dir=tmp_path)
     folder = str(tmp_path.resolve())
-    assert problems == [f"line 2: link 'a' <visual>: mesh file 'meshes/gone.obj' not found in {folder!r}"]
+    assert problems == [f"line 2: link 'a' <visual>: mesh file 'meshes/gone.obj' not found in the asset's folder "
+                        f"{folder!r}"]
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 def test_mesh_symlink_escaping_base_dir_is_reported(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "secret.obj").write_text("v 0 0 0\n")
+    (outside / "secret.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
     asset_dir = tmp_path / "asset"
     asset_dir.mkdir()
     (asset_dir / "meshes").symlink_to(outside, target_is_directory=True)

@@ -10,11 +10,8 @@ with a message saying so.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -24,8 +21,6 @@ from simulo.authoring.catalog import locate, lookup, parse_ref
 from simulo.authoring.pose import Pose
 from simulo.authoring.urdf import UrdfModel, check_urdf
 from simulo.errors import AssetError
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
 def _folder(base_dir: str | os.PathLike[str] | None) -> Path | None:
@@ -272,32 +267,15 @@ class Asset:
     def urdf_path(self) -> Path:
         """The URDF file the engine should load.
 
-        The original file for file and catalog assets. For a string, a file named by a hash of its content,
-        written once: inside ``base_dir`` when given (so relative mesh paths resolve), else in a temporary folder.
+        The original file for file and catalog assets that the engine can load as written. A prepared copy
+        when the model has ``package://`` or ASCII STL meshes or ``$(optenv ...)`` values (see
+        :mod:`simulo.authoring.engine_urdf`). For a string, a file named by a hash of its content, written
+        once: inside ``base_dir`` when given (so relative mesh paths resolve), else in a temporary folder.
 
         Raises:
-            AssetError: The file cannot be written.
+            UrdfError: A mesh file changed since the asset was made and is no longer loadable.
+            AssetError: A mesh has no folder to be found in, or a file cannot be written.
         """
-        if self.source_path is not None:
-            return self.source_path
-        data = self.urdf_text.encode("utf-8")
-        digest = hashlib.sha256(data).hexdigest()[:16]
-        user = f"-{os.getuid()}" if hasattr(os, "getuid") else ""  # one folder per user on shared machines
-        folder = self.base_dir if self.base_dir is not None else Path(tempfile.gettempdir()) / f"simulo-urdf{user}"
-        target = folder / f".simulo-{_UNSAFE.sub('_', self.name)[:40]}-{digest}.urdf"
-        partial: str | None = None
-        try:
-            if target.is_file() and target.read_bytes() == data:
-                return target
-            folder.mkdir(parents=True, exist_ok=True)
-            fd, partial = tempfile.mkstemp(dir=folder, prefix=".simulo-", suffix=".partial")
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(partial, target)  # atomic: a concurrent reader never sees half a file
-            partial = None
-        except OSError as exc:
-            if partial is not None:
-                Path(partial).unlink(missing_ok=True)
-            raise AssetError(f"cannot write the URDF of asset {self.name!r} to {str(target)!r}: {exc}; "
-                             "use Asset.from_urdf_file with a file on disk instead") from exc
-        return target
+        from simulo.authoring.engine_urdf import engine_urdf_path
+
+        return engine_urdf_path(self.urdf_text, self.name, self.base_dir, self.source_path)

@@ -1,9 +1,20 @@
 """URDF checking: parse a robot description safely and list every problem in it at once.
 
 :func:`check_urdf` parses with ``defusedxml`` (a DTD, entity declaration or external reference is refused,
-never expanded), then checks the document the way a physics engine will read it: names, the link tree,
-joint types and limits, inertials, geometry and mesh paths. It raises one :class:`~simulo.errors.UrdfError`
+never expanded), then checks the document the way urdfdom and PyBullet read it: names, the link tree, joint
+types and limits, inertials, geometry, mesh paths and mesh files. It raises one :class:`~simulo.errors.UrdfError`
 listing every problem with its line number, or returns a :class:`UrdfModel` summary.
+
+What is accepted, as urdfdom and PyBullet accept it:
+
+- Massless links, and links without ``<inertial>``, as :mod:`simulo.authoring.masses` documents: a massless
+  root is noted (PyBullet makes the base static); only a joint that moves nothing but massless links is refused.
+- An ``<axis>`` on a fixed or floating joint is ignored, as urdfdom ignores it.
+- ``<geometry>`` takes its first element as the shape, as both parsers do; further non-shape elements (a
+  stray ``<material>``) are ignored; two shapes are refused. A visual's size may be 0 (it draws nothing); a
+  collision's must be > 0; likewise a mesh without triangles may be a visual only.
+- ``package://`` meshes and ``$(optenv ...)`` values: see :mod:`simulo.authoring.packages` and
+  :mod:`simulo.authoring.xacro_args`. Mesh files are read and checked by :mod:`simulo.authoring.meshes`.
 
 Pure Python; imports neither ``pybullet`` nor ``numpy``.
 """
@@ -11,185 +22,23 @@ Pure Python; imports neither ``pybullet`` nor ``numpy``.
 from __future__ import annotations
 
 import math
-import posixpath
-import re
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
-from xml.parsers import expat
+from pathlib import Path
 
-from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
-from defusedxml.ElementTree import DefusedXMLParser, ParseError
-
+from simulo.authoring import xacro_args
+from simulo.authoring.masses import mass_rules
+from simulo.authoring.meshes import check_mesh_file
+from simulo.authoring.packages import resolve_mesh
+from simulo.authoring.urdf_model import JOINT_TYPES, JointLimits, UrdfJoint, UrdfMesh, UrdfModel
+from simulo.authoring.urdf_xml import Node, number, numbers, parse
 from simulo.errors import UrdfError
 
-JOINT_TYPES: tuple[str, ...] = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
-"""Joint types a URDF may use."""
+__all__ = ["JOINT_TYPES", "JointLimits", "UrdfJoint", "UrdfMesh", "UrdfModel", "check_urdf"]
 
 _LIMITED_TYPES = ("revolute", "prismatic")
 _LIMIT_ATTRS = ("lower", "upper", "effort", "velocity")
 _INERTIA_ATTRS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 _SHAPES = ("box", "cylinder", "sphere", "capsule", "mesh")
-_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _MAX_LISTED = 12
-
-
-@dataclass(frozen=True)
-class JointLimits:
-    """The ``<limit>`` of a revolute or prismatic joint (rad or m; N·m or N; rad/s or m/s)."""
-
-    lower: float
-    upper: float
-    effort: float
-    velocity: float
-
-
-@dataclass(frozen=True)
-class UrdfJoint:
-    """One ``<joint>`` of a checked URDF.
-
-    Attributes:
-        name: Joint name.
-        type: One of :data:`JOINT_TYPES`.
-        parent: Parent link name.
-        child: Child link name.
-        axis: Joint axis in the joint frame, as written (default ``(1, 0, 0)``).
-        limits: Limits of a revolute or prismatic joint; ``None`` for other types.
-        origin_xyz: Joint frame position in the parent link frame.
-        origin_rpy: Joint frame roll, pitch, yaw in the parent link frame.
-    """
-
-    name: str
-    type: str
-    parent: str
-    child: str
-    axis: tuple[float, float, float]
-    limits: JointLimits | None
-    origin_xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    origin_rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
-
-
-@dataclass(frozen=True)
-class UrdfModel:
-    """Summary of a URDF that passed :func:`check_urdf`.
-
-    Attributes:
-        name: The robot name.
-        links: Link names in document order.
-        joints: Joints in document order.
-        root_link: The one link that is no joint's child.
-    """
-
-    name: str
-    links: tuple[str, ...]
-    joints: tuple[UrdfJoint, ...]
-    root_link: str
-
-    @property
-    def joint_names(self) -> tuple[str, ...]:
-        """All joint names in document order."""
-        return tuple(j.name for j in self.joints)
-
-    @property
-    def movable_joints(self) -> tuple[UrdfJoint, ...]:
-        """The joints that are not ``fixed``, in document order."""
-        return tuple(j for j in self.joints if j.type != "fixed")
-
-
-@dataclass
-class _Node:
-    """An XML element with the line its start tag is on."""
-
-    tag: str
-    attrib: dict[str, str]
-    line: int
-    children: list[_Node] = field(default_factory=list)
-
-    def find(self, tag: str) -> _Node | None:
-        return next((c for c in self.children if c.tag == tag), None)
-
-    def findall(self, tag: str) -> list[_Node]:
-        return [c for c in self.children if c.tag == tag]
-
-    def iter(self) -> list[_Node]:
-        out = [self]
-        for child in self.children:
-            out.extend(child.iter())
-        return out
-
-
-class _LineTreeBuilder:
-    """Parser target that builds :class:`_Node` trees, reading line numbers from the expat parser."""
-
-    def __init__(self) -> None:
-        self.expat: Any = None
-        self._stack: list[_Node] = []
-        self._root: _Node | None = None
-
-    def start(self, tag: str, attrib: dict[str, str]) -> None:
-        node = _Node(tag.rpartition("}")[2], dict(attrib), int(self.expat.CurrentLineNumber))
-        if self._stack:
-            self._stack[-1].children.append(node)
-        else:
-            self._root = node
-        self._stack.append(node)
-
-    def end(self, tag: str) -> None:
-        self._stack.pop()
-
-    def data(self, text: str) -> None:
-        """Character data is not part of URDF; ignored."""
-
-    def close(self) -> _Node | None:
-        return self._root
-
-
-def _parse(text: str) -> tuple[_Node | None, str | None]:
-    """Parse safely; return the root node, or a problem saying why the text was refused."""
-    builder = _LineTreeBuilder()
-    parser = DefusedXMLParser(target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
-    builder.expat = parser.parser
-    try:
-        parser.feed(text)
-        root = parser.close()
-    except DTDForbidden:
-        line = parser.parser.CurrentLineNumber
-        return None, (
-            f"line {line}: hostile or unsupported XML refused: a document type declaration (<!DOCTYPE ...>) is not "
-            "allowed in a URDF, because it can declare entities (entity expansion, external files); "
-            "nothing was expanded"
-        )
-    except EntitiesForbidden as exc:
-        line = parser.parser.CurrentLineNumber
-        return None, (f"line {line}: hostile XML refused: entity declaration {exc.name!r} is not allowed; "
-                      "nothing was expanded")
-    except ExternalReferenceForbidden as exc:
-        line = parser.parser.CurrentLineNumber
-        return None, (f"line {line}: hostile XML refused: external reference {exc.sysid!r} is not allowed; "
-                      "nothing was loaded")
-    except ParseError as exc:
-        line, column = getattr(exc, "position", (0, 0))
-        reason = expat.ErrorString(exc.code) if getattr(exc, "code", None) else str(exc)
-        return None, f"line {line}, column {column + 1}: not XML: {reason}"  # expat counts columns from 0
-    if root is None:
-        return None, "line 1: not XML: no element found"
-    return root, None
-
-
-def _number(value: str) -> float | None:
-    try:
-        out = float(value)
-    except ValueError:
-        return None
-    return out if math.isfinite(out) else None
-
-
-def _numbers(raw: str, count: int) -> tuple[float, ...] | None:
-    """``count`` space-separated finite numbers, or None."""
-    values = [_number(part) for part in raw.split()]
-    if len(values) != count or any(v is None for v in values):
-        return None
-    return tuple(float(v) for v in values if v is not None)
 
 
 class _Checker:
@@ -198,11 +47,17 @@ class _Checker:
     def __init__(self, base_dir: Path | None) -> None:
         self.base_dir = base_dir.resolve() if base_dir is not None else None
         self.problems: list[tuple[int, str]] = []
+        self.notes: list[str] = []
+        self.meshes: list[UrdfMesh] = []
+        self.substitutions: list[tuple[int, str, str]] = []
+        self.masses: dict[str, float] = {}
+        self.joint_lines: dict[str, int] = {}
+        self.no_inertial: list[str] = []
 
-    def add(self, node: _Node, message: str) -> None:
+    def add(self, node: Node, message: str) -> None:
         self.problems.append((node.line, message))
 
-    def named(self, node: _Node, tag: str, expected: str, seen: dict[str, int]) -> tuple[str, str]:
+    def named(self, node: Node, tag: str, expected: str, seen: dict[str, int]) -> tuple[str, str]:
         """Check that a <link>/<joint> has a name not used before (``seen`` maps names to their lines).
 
         Returns the name and a label for later messages (``link 'arm'`` or ``unnamed link``).
@@ -216,15 +71,15 @@ class _Checker:
             seen[name] = node.line
         return name, (f"{tag} {name!r}" if name.strip() else f"unnamed {tag}")
 
-    def numbers(self, node: _Node, attr: str, count: int, what: str) -> tuple[float, ...] | None:
+    def numbers(self, node: Node, attr: str, count: int, what: str) -> tuple[float, ...] | None:
         """Parse a space-separated attribute of ``count`` finite numbers; report and return None if bad."""
-        values = _numbers(node.attrib[attr], count)
+        values = numbers(node.attrib[attr], count)
         if values is None:
             self.add(node, f"{what}: {attr}={node.attrib[attr]!r} must be {count} finite number(s) separated by spaces")
         return values
 
     def vec3(
-        self, node: _Node | None, attr: str, default: tuple[float, float, float], what: str
+        self, node: Node | None, attr: str, default: tuple[float, float, float], what: str
     ) -> tuple[float, float, float]:
         if node is None or attr not in node.attrib:
             return default
@@ -233,7 +88,7 @@ class _Checker:
 
     # -- whole document -------------------------------------------------------------------------------
 
-    def run(self, root: _Node) -> UrdfModel | None:
+    def run(self, root: Node) -> UrdfModel | None:
         if root.tag != "robot":
             self.add(root, f"the root element is <{root.tag}>; a URDF's root element must be <robot name=\"...\">")
             return None
@@ -241,6 +96,13 @@ class _Checker:
         if not name.strip():
             self.add(root, "<robot> has no name; expected <robot name=\"...\">")
         for node in root.iter():
+            for attr, value in node.attrib.items():
+                expanded, problem = xacro_args.expand(value)
+                if problem is not None:
+                    self.add(node, f"<{node.tag}> {attr}: {problem}")
+                elif expanded != value:
+                    node.attrib[attr] = expanded
+                    self.substitutions.append((node.offset, attr, expanded))
             if node.tag == "origin":
                 for attr in ("xyz", "rpy"):
                     if attr in node.attrib:
@@ -248,119 +110,117 @@ class _Checker:
         link_lines = self.check_links(root)
         joints, children, orphans = self.check_joints(root, link_lines)
         root_link = self.check_tree(root, link_lines, joints, children, orphans)
-        return UrdfModel(name, tuple(link_lines), tuple(joints), root_link)
+        if root_link:
+            notes, problems = mass_rules(root_link, joints, self.masses, self.no_inertial)
+            self.notes += notes
+            self.problems += [(self.joint_lines[name], message) for name, message in problems]
+        return UrdfModel(name, tuple(link_lines), tuple(joints), root_link, tuple(self.meshes),
+                         tuple(self.substitutions), tuple(self.notes))
 
     # -- links ----------------------------------------------------------------------------------------
 
-    def check_links(self, robot: _Node) -> dict[str, int]:
+    def check_links(self, robot: Node) -> dict[str, int]:
         lines: dict[str, int] = {}
         for link in robot.findall("link"):
-            _, label = self.named(link, "link", '<link name="...">', lines)
+            link_name, label = self.named(link, "link", '<link name="...">', lines)
             collisions = link.findall("collision")
             for element in (*link.findall("visual"), *collisions):
                 geometry = element.find("geometry")
                 if geometry is None:
                     self.add(element, f"{label}: <{element.tag}> has no <geometry>")
                 else:
-                    self.check_geometry(geometry, f"{label} <{element.tag}>")
+                    self.check_geometry(geometry, f"{label} <{element.tag}>", element.tag == "collision")
             inertial = link.find("inertial")
             if inertial is None:
                 if collisions:
                     self.add(link, f"{label} has <collision> geometry but no <inertial>; add one with a <mass> and "
                              "an <inertia> (PyBullet would silently give it 1 kg and unit inertia)")
-            else:
-                self.check_inertial(inertial, label)
+            self.masses[link_name] = 1.0 if inertial is None else self.check_inertial(inertial, label)
+            if inertial is None and link_name.strip():
+                self.no_inertial.append(link_name)
         if not robot.findall("link"):
             self.add(robot, "the robot defines no <link>; a URDF needs at least one")
         return lines
 
-    def check_inertial(self, inertial: _Node, label: str) -> None:
+    def check_inertial(self, inertial: Node, label: str) -> float:
+        """Check an ``<inertial>``; return its mass (1 kg when malformed, so mass rules stay quiet then)."""
         mass = inertial.find("mass")
+        value: float | None = 1.0
         if mass is None or "value" not in mass.attrib:
-            self.add(mass or inertial, f"{label}: <inertial> needs <mass value=\"...\"> (kg, > 0)")
+            self.add(mass or inertial, f"{label}: <inertial> needs <mass value=\"...\"> (kg, >= 0)")
         else:
-            value = _number(mass.attrib["value"])
-            if value is None or value <= 0:
-                self.add(mass, f"{label}: mass value={mass.attrib['value']!r} must be a number > 0 (kg)")
+            value = number(mass.attrib["value"])
+            if value is None or value < 0:
+                self.add(mass, f"{label}: mass value={mass.attrib['value']!r} must be a number >= 0 (kg)")
         inertia = inertial.find("inertia")
         if inertia is None:
             self.add(inertial, f"{label}: <inertial> needs <inertia ixx=... ixy=... ixz=... iyy=... iyz=... izz=...>")
-            return
+            return value if value is not None and value >= 0 else 1.0
         missing = [a for a in _INERTIA_ATTRS if a not in inertia.attrib]
         if missing:
             self.add(inertia, f"{label}: <inertia> is missing {', '.join(missing)}")
         bad = [f"{a}={inertia.attrib[a]!r}" for a in _INERTIA_ATTRS
-               if a in inertia.attrib and _number(inertia.attrib[a]) is None]
+               if a in inertia.attrib and number(inertia.attrib[a]) is None]
         if bad:
             self.add(inertia, f"{label}: <inertia> values must be finite numbers, got {', '.join(bad)}")
+        return value if value is not None and value >= 0 else 1.0
 
-    def check_geometry(self, geometry: _Node, label: str) -> None:
+    def check_geometry(self, geometry: Node, label: str, collision: bool) -> None:
+        """Check a ``<geometry>``: its first element is the shape, as urdfdom and PyBullet read it."""
         shapes = [c for c in geometry.children if c.tag in _SHAPES]
-        unknown = [c.tag for c in geometry.children if c.tag not in _SHAPES]
-        if unknown:
-            self.add(geometry, f"{label}: unknown geometry <{unknown[0]}>; expected one of {', '.join(_SHAPES)}")
-        elif len(shapes) != 1:
+        if not geometry.children or geometry.children[0].tag not in _SHAPES:
+            found = f"<{geometry.children[0].tag}>" if geometry.children else "nothing"
+            self.add(geometry, f"{label}: <geometry> must start with one shape ({', '.join(_SHAPES)}), found {found}")
+            return
+        if len(shapes) != 1:
             self.add(geometry,
                      f"{label}: <geometry> must hold exactly one shape ({', '.join(_SHAPES)}), found {len(shapes)}")
-        for shape in shapes:
-            if shape.tag == "mesh":
-                self.check_mesh(shape, label)
-                if "scale" in shape.attrib:
-                    self.numbers(shape, "scale", 3, f"{label} <mesh>")
+        shape = shapes[0]
+        if shape.tag == "mesh":
+            self.check_mesh(shape, label, collision)
+            if "scale" in shape.attrib:
+                self.numbers(shape, "scale", 3, f"{label} <mesh>")
+            return
+        needed = {"box": ("size",), "sphere": ("radius",)}.get(shape.tag, ("radius", "length"))
+        for attr in needed:
+            if attr not in shape.attrib:
+                self.add(shape, f"{label}: <{shape.tag}> needs {attr}=\"...\"")
                 continue
-            needed = {"box": ("size",), "sphere": ("radius",)}.get(shape.tag, ("radius", "length"))
-            for attr in needed:
-                if attr not in shape.attrib:
-                    self.add(shape, f"{label}: <{shape.tag}> needs {attr}=\"...\"")
-                    continue
-                values = self.numbers(shape, attr, 3 if attr == "size" else 1, f"{label} <{shape.tag}>")
-                if values is not None and any(v <= 0 for v in values):
-                    self.add(shape, f"{label}: <{shape.tag}> {attr}={shape.attrib[attr]!r} must be > 0")
+            values = self.numbers(shape, attr, 3 if attr == "size" else 1, f"{label} <{shape.tag}>")
+            if values is not None and any(v < 0 or (collision and v == 0) for v in values):
+                self.add(shape, f"{label}: <{shape.tag}> {attr}={shape.attrib[attr]!r} must be "
+                         + ("> 0 (a collision shape needs a size)" if collision else ">= 0"))
 
-    def check_mesh(self, mesh: _Node, label: str) -> None:
+    def check_mesh(self, mesh: Node, label: str, collision: bool) -> None:
         filename = mesh.attrib.get("filename", "")
         if not filename.strip():
             self.add(mesh, f"{label}: <mesh> has no filename")
             return
-        url = _URL.match(filename)
-        if url:
-            scheme = url.group(1).lower()
-            if scheme == "package":
-                hint = ("package:// needs a ROS package path, which simulo does not resolve; copy the mesh into the "
-                        "asset's folder and use a path relative to the URDF file (e.g. 'meshes/part.stl')")
-            elif scheme == "file":
-                hint = ("a file:// URL is an absolute path that leaves the asset's folder; use a path relative to "
-                        "the URDF file")
-            else:
-                hint = (f"{scheme}:// URLs are never downloaded; copy the mesh into the asset's folder and use a path "
-                        "relative to the URDF file")
-            self.add(mesh, f"{label}: mesh filename {filename!r} cannot be resolved: {hint}")
+        path, problem = resolve_mesh(filename, self.base_dir)
+        if problem is not None:
+            self.add(mesh, f"{label}: {problem}")
             return
-        if PurePosixPath(filename).is_absolute() or PureWindowsPath(filename).drive:
-            self.add(mesh, f"{label}: mesh filename {filename!r} is an absolute path, which leaves the asset's folder; "
-                     "use a path relative to the URDF file")
-            return
-        normal = posixpath.normpath(filename.replace("\\", "/"))
-        if normal == ".." or normal.startswith("../"):
-            self.add(mesh, f"{label}: mesh filename {filename!r} leaves the asset's folder through '..'; keep meshes "
-                     "in the URDF file's folder or below it")
-            return
-        if self.base_dir is not None:
-            resolved = (self.base_dir / normal).resolve()
-            if not resolved.is_relative_to(self.base_dir):
-                self.add(mesh, f"{label}: mesh filename {filename!r} resolves to {str(resolved)!r} (through a symbolic "
-                         f"link), outside the asset's folder {str(self.base_dir)!r}")
-            elif not resolved.is_file():
-                self.add(mesh, f"{label}: mesh file {filename!r} not found in {str(self.base_dir)!r}")
+        ascii_stl = False
+        if path is not None:
+            checked = check_mesh_file(path)
+            problem = checked.problem
+            if problem is None and checked.empty is not None and collision:
+                problem = (f"{checked.empty}: as a collision shape PyBullet would collide with a point; give it "
+                           "triangles, or use it as a <visual> only")
+            if problem is not None:
+                self.add(mesh, f"{label}: mesh file {filename!r} ({str(path)!r}) {problem}")
+                return
+            ascii_stl = checked.ascii_stl
+        self.meshes.append(UrdfMesh(mesh.offset, filename, path, ascii_stl, filename.lower().startswith("package://")))
 
     # -- joints ---------------------------------------------------------------------------------------
 
-    def check_joints(self, robot: _Node, link_lines: dict[str, int]) -> tuple[list[UrdfJoint], set[str], set[str]]:
+    def check_joints(self, robot: Node, link_lines: dict[str, int]) -> tuple[list[UrdfJoint], set[str], set[str]]:
         """Check every joint; return the good joints, every link named as a child, and the children of joints
         whose parent is missing (already reported, so the tree check does not report them again)."""
         joints: list[UrdfJoint] = []
         orphans: set[str] = set()
-        joint_lines: dict[str, int] = {}
+        joint_lines = self.joint_lines
         child_of: dict[str, tuple[str, int]] = {}
         for node in robot.findall("joint"):
             name, label = self.named(node, "joint", '<joint name="..." type="...">', joint_lines)
@@ -382,7 +242,8 @@ class _Checker:
                     child_of[child] = (name, node.line)
                 if parent is None:
                     orphans.add(child)
-            axis = self.check_axis(node, label)
+            axis = (self.check_axis(node, label) if kind not in ("fixed", "floating")
+                    else self.vec3_quiet(node.find("axis"), "xyz", (1.0, 0.0, 0.0)))
             limits = self.check_limits(node, label, kind)
             origin = node.find("origin")
             if name.strip() and kind in JOINT_TYPES and parent is not None and child is not None:
@@ -393,12 +254,14 @@ class _Checker:
         return joints, set(child_of), orphans
 
     @staticmethod
-    def vec3_quiet(node: _Node | None, attr: str) -> tuple[float, float, float]:
-        """An origin vector already reported by the document-wide origin check if malformed; zeros then."""
-        values = _numbers(node.attrib[attr], 3) if node is not None and attr in node.attrib else None
-        return (values[0], values[1], values[2]) if values is not None else (0.0, 0.0, 0.0)
+    def vec3_quiet(
+        node: Node | None, attr: str, default: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    ) -> tuple[float, float, float]:
+        """A vector that is checked elsewhere (origins) or ignored (a fixed joint's axis); ``default`` if bad."""
+        values = numbers(node.attrib[attr], 3) if node is not None and attr in node.attrib else None
+        return (values[0], values[1], values[2]) if values is not None else default
 
-    def check_joint_end(self, joint: _Node, end: str, label: str, link_lines: dict[str, int]) -> str | None:
+    def check_joint_end(self, joint: Node, end: str, label: str, link_lines: dict[str, int]) -> str | None:
         element = joint.find(end)
         link = element.attrib.get("link", "") if element is not None else ""
         if not link.strip():
@@ -412,7 +275,7 @@ class _Checker:
             return None
         return link
 
-    def check_axis(self, joint: _Node, label: str) -> tuple[float, float, float]:
+    def check_axis(self, joint: Node, label: str) -> tuple[float, float, float]:
         axis_node = joint.find("axis")
         axis = self.vec3(axis_node, "xyz", (1.0, 0.0, 0.0), f"{label} <axis>")
         if axis_node is not None and math.hypot(*axis) < 1e-12:
@@ -420,7 +283,7 @@ class _Checker:
                      f"{label}: <axis xyz=\"0 0 0\"> has zero length; expected a direction such as \"0 0 1\"")
         return axis
 
-    def check_limits(self, joint: _Node, label: str, kind: str) -> JointLimits | None:
+    def check_limits(self, joint: Node, label: str, kind: str) -> JointLimits | None:
         limit = joint.find("limit")
         required = kind in _LIMITED_TYPES
         if limit is None:
@@ -432,7 +295,7 @@ class _Checker:
         bad: list[str] = []
         for attr in _LIMIT_ATTRS:
             if attr in limit.attrib:
-                value = _number(limit.attrib[attr])
+                value = number(limit.attrib[attr])
                 if value is None:
                     bad.append(f"{attr}={limit.attrib[attr]!r}")
                 else:
@@ -455,7 +318,7 @@ class _Checker:
     # -- tree -----------------------------------------------------------------------------------------
 
     def check_tree(
-        self, robot: _Node, link_lines: dict[str, int], joints: list[UrdfJoint], children: set[str], orphans: set[str]
+        self, robot: Node, link_lines: dict[str, int], joints: list[UrdfJoint], children: set[str], orphans: set[str]
     ) -> str:
         if not link_lines:
             return ""
@@ -491,11 +354,13 @@ def check_urdf(text: str, source: str = "<string>", base_dir: Path | None = None
     Args:
         text: The URDF document.
         source: Name used in the error message (a file path, or ``"<string>"``).
-        base_dir: The asset's folder. Mesh paths must stay inside it; when given, mesh files must also exist.
-            Without it, mesh paths are checked by their text only.
+        base_dir: The asset's folder. Mesh paths must stay inside it (or inside their ``package://`` package);
+            when given, mesh files must also exist and be loadable. Without it, mesh paths are checked by their
+            text only, and ``package://`` meshes are refused.
 
     Returns:
-        A summary of the robot: name, links and joints in document order, and the root link.
+        A summary of the robot: name, links and joints in document order, the root link, its meshes, and notes
+        on what was accepted but changes how the engine treats it.
 
     Raises:
         UrdfError: The text is not XML, is hostile XML (DTD, entities, external references; refused, never
@@ -503,7 +368,7 @@ def check_urdf(text: str, source: str = "<string>", base_dir: Path | None = None
     """
     if not isinstance(text, str):
         raise UrdfError(source, [f"expected the URDF document as text (str), got {type(text).__name__}"])
-    root, refused = _parse(text)
+    root, refused = parse(text)
     if refused is not None or root is None:
         raise UrdfError(source, [refused or "not XML"])
     checker = _Checker(Path(base_dir) if base_dir is not None else None)

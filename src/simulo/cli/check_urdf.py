@@ -1,8 +1,10 @@
 """``simulo check-urdf FILE [FILE ...]``: check URDF files and list every problem in each.
 
-Prints ``FILE: OK (robot NAME, N links, M joints)`` for a good file, or the full problem list for a bad one.
-Exit status: 0 when every file is OK, 1 when any has problems, 2 when a file is missing or unreadable.
-Mesh paths are checked against each file's own folder.
+Prints ``FILE: OK (robot NAME, N links, M joints)`` for a good file, followed by a ``  note: ...`` line for each
+thing accepted that changes how the engine treats the model (a massless root link makes a static base), or the
+full problem list for a bad one. Exit status: 0 when every file is OK, 1 when any has problems, 2 when a file is
+missing or unreadable. Mesh paths are checked against each file's own folder (``package://`` meshes against the
+folders at or above it, then ``ROS_PACKAGE_PATH``), and mesh files are read and checked.
 """
 
 from __future__ import annotations
@@ -48,4 +50,6 @@ def main(argv: list[str]) -> int:
             status = max(status, 1)
             continue
         print(f"{name}: OK (robot {model.name}, {len(model.links)} links, {len(model.joints)} joints)")
+        for note in model.notes:
+            print(f"  note: {note}")
     return status

@@ -1,0 +1,164 @@
+"""Safe XML parsing for URDF: a small element tree that remembers where each start tag is.
+
+:func:`parse` reads with ``defusedxml``: a DTD, an entity declaration or an external reference is refused,
+never expanded. Each :class:`Node` keeps its line (for messages) and the byte offset of its start tag in the
+UTF-8 text (so :func:`edit_attributes` can rewrite one attribute and leave the rest of the document as written).
+
+Pure Python; imports neither ``pybullet`` nor ``numpy``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from xml.parsers import expat
+from xml.sax.saxutils import quoteattr
+
+from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+from defusedxml.ElementTree import DefusedXMLParser, ParseError
+
+#: A start tag and its attributes (quoted values may hold ``>``); group 1 is the attribute list.
+_START_TAG = re.compile(rb"<[A-Za-z_][\w:.-]*((?:\s+[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*/?>")
+_ATTRIBUTE = re.compile(rb"([\w:.-]+)(\s*=\s*)(\"[^\"]*\"|'[^']*')")
+
+
+@dataclass
+class Node:
+    """An XML element with the line and byte offset of its start tag."""
+
+    tag: str
+    attrib: dict[str, str]
+    line: int
+    offset: int
+    children: list[Node] = field(default_factory=list)
+
+    def find(self, tag: str) -> Node | None:
+        """The first child element named ``tag``, or None."""
+        return next((c for c in self.children if c.tag == tag), None)
+
+    def findall(self, tag: str) -> list[Node]:
+        """The child elements named ``tag``, in document order."""
+        return [c for c in self.children if c.tag == tag]
+
+    def iter(self) -> list[Node]:
+        """This element and every element below it, in document order."""
+        out = [self]
+        for child in self.children:
+            out.extend(child.iter())
+        return out
+
+
+class _LineTreeBuilder:
+    """Parser target that builds :class:`Node` trees, reading positions from the expat parser."""
+
+    def __init__(self) -> None:
+        self.expat: Any = None
+        self._stack: list[Node] = []
+        self._root: Node | None = None
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        node = Node(tag.rpartition("}")[2], dict(attrib), int(self.expat.CurrentLineNumber),
+                    int(self.expat.CurrentByteIndex))
+        if self._stack:
+            self._stack[-1].children.append(node)
+        else:
+            self._root = node
+        self._stack.append(node)
+
+    def end(self, tag: str) -> None:
+        self._stack.pop()
+
+    def data(self, text: str) -> None:
+        """Character data is not part of URDF; ignored."""
+
+    def close(self) -> Node | None:
+        return self._root
+
+
+def parse(text: str) -> tuple[Node | None, str | None]:
+    """Parse a document safely.
+
+    Trailing NUL characters (a C string terminator that some exporters write after ``</robot>``, and that
+    PyBullet's parser stops at) are ignored; anywhere else a NUL is not XML.
+
+    Returns:
+        The root node and None, or None and a problem (``"line N: ..."``) saying why the text was refused.
+    """
+    builder = _LineTreeBuilder()
+    parser = DefusedXMLParser(target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    builder.expat = parser.parser
+    try:
+        parser.feed(text.rstrip("\0"))
+        root = parser.close()
+    except DTDForbidden:
+        line = parser.parser.CurrentLineNumber
+        return None, (
+            f"line {line}: hostile or unsupported XML refused: a document type declaration (<!DOCTYPE ...>) is not "
+            "allowed in a URDF, because it can declare entities (entity expansion, external files); "
+            "nothing was expanded"
+        )
+    except EntitiesForbidden as exc:
+        line = parser.parser.CurrentLineNumber
+        return None, (f"line {line}: hostile XML refused: entity declaration {exc.name!r} is not allowed; "
+                      "nothing was expanded")
+    except ExternalReferenceForbidden as exc:
+        line = parser.parser.CurrentLineNumber
+        return None, (f"line {line}: hostile XML refused: external reference {exc.sysid!r} is not allowed; "
+                      "nothing was loaded")
+    except ParseError as exc:
+        line, column = getattr(exc, "position", (0, 0))
+        reason = expat.ErrorString(exc.code) if getattr(exc, "code", None) else str(exc)
+        return None, f"line {line}, column {column + 1}: not XML: {reason}"  # expat counts columns from 0
+    if root is None:
+        return None, "line 1: not XML: no element found"
+    return root, None
+
+
+def number(value: str) -> float | None:
+    """A finite number, or None for anything else (text, NaN, infinity)."""
+    try:
+        out = float(value)
+    except ValueError:
+        return None
+    return out if math.isfinite(out) else None
+
+
+def numbers(raw: str, count: int) -> tuple[float, ...] | None:
+    """``count`` space-separated finite numbers, or None."""
+    values = [number(part) for part in raw.split()]
+    if len(values) != count or any(v is None for v in values):
+        return None
+    return tuple(float(v) for v in values if v is not None)
+
+
+def edit_attributes(text: str, edits: dict[tuple[int, str], str]) -> str:
+    """Rewrite attribute values in place, leaving every other byte of the document as written.
+
+    Args:
+        text: The document that was parsed.
+        edits: New values keyed by (start-tag offset from :attr:`Node.offset`, attribute name).
+
+    Returns:
+        The edited document.
+
+    Raises:
+        ValueError: An offset is not the start of a tag holding that attribute (a programming error).
+    """
+    data = text.encode("utf-8")
+    spans: list[tuple[int, int, str]] = []
+    for (offset, name), value in edits.items():
+        tag = _START_TAG.match(data, offset)
+        attr = None if tag is None else next(
+            (m for m in _ATTRIBUTE.finditer(data, tag.start(1), tag.end(1)) if m.group(1) == name.encode()), None)
+        if attr is None:
+            raise ValueError(f"no attribute {name!r} in a start tag at byte {offset}")
+        spans.append((attr.start(3), attr.end(3), value))
+    out: list[bytes] = []
+    done = 0
+    for start, end, value in sorted(spans):
+        out += [data[done:start], quoteattr(value).encode("utf-8")]
+        done = end
+    out.append(data[done:])
+    return b"".join(out).decode("utf-8")
