@@ -23,7 +23,7 @@ def build(shape: simulo.Cuboid | simulo.Sphere | simulo.Cylinder, num_envs: int 
 def test_prop_needs_rigid_physics() -> None:
     with pytest.raises(SimuloValueError, match="Prop 'table' needs physics=RigidPhysics"):
         simulo.Prop(simulo.Cuboid(name="table", size=(1, 1, 1)))
-    with pytest.raises(SimuloValueError, match="must be a Cuboid, Sphere or Cylinder"):
+    with pytest.raises(SimuloValueError, match="must be a Cuboid, Sphere, Cylinder or Cone"):
         simulo.Prop("cube")  # type: ignore[arg-type]
 
 
@@ -35,8 +35,8 @@ def test_members_wait_for_attach_and_name_path_are_set() -> None:
     with pytest.raises(NotAttachedError, match="Prop.default_pose is not available until"):
         prop.default_pose
     scene = simulo.Scene()
-    scene.add(prop, at="/World/Balls/Red")
-    assert prop.path == "/World/Balls/Red" and prop.name == "Red"
+    scene.add(prop, at="/World/Balls")  # at is the parent: the prop brings its name
+    assert prop.path == "/World/Balls/ball" and prop.name == "ball"
 
 
 @pytest.mark.parametrize(("shape", "rest_z"), [

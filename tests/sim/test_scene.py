@@ -26,13 +26,31 @@ def test_add_sets_path_and_name(cartpole) -> None:
     assert items[0]["item"] is robot
 
 
+def test_at_is_the_parent_of_a_named_item(cartpole) -> None:
+    scene = simulo.Scene()
+    scene.add(simulo.Terrain.plane(name="ground"), at="/", per_environment=False)
+    assert scene.root == "/"
+    scene.add(simulo.Light.dome(name="light", intensity=2000.0, color=(0.75, 0.75, 0.75)), at="/World",
+              per_environment=False)
+    box = simulo.Cuboid(name="box", size=(0.1, 0.1, 0.1), physics=simulo.RigidPhysics())
+    scene.add(box, at="/World/Props/")
+    robot = simulo.Robot(cartpole)
+    scene.add(robot, at="/World/Robot")  # a robot brings no name: at is its own path
+    scene.add(simulo.Light.distant())  # no at: under the root
+    assert [e["path"] for e in scene.get_items()] == ["/ground", "/World/light", "/World/Props/box", "/World/Robot",
+                                                      "/distantLight"]
+    assert scene.get_items()[2]["item"].name == "box" and robot.name == "Robot"
+    with pytest.raises(SceneError, match="scene path '/World/light' is already used"):
+        scene.add(simulo.Light.dome(name="light"), at="/World")
+
+
 def test_root_comes_from_the_first_path() -> None:
     scene = simulo.Scene()
     assert scene.root == "/World"
     scene.add(simulo.Terrain.plane(), at="/Stage/Ground", per_environment=False)
     assert scene.root == "/Stage"
     scene.add(simulo.Light.dome())
-    assert scene.get_items()[-1]["path"] == "/Stage/Light"
+    assert scene.get_items()[-1]["path"] == "/Stage/domeLight"
 
 
 @pytest.mark.parametrize("kind", ["robot", "prop"])
@@ -44,7 +62,7 @@ def test_shared_robot_or_prop_is_refused_with_several_envs(kind, cartpole) -> No
         scene.add(item, at="/World/Thing", per_environment=False)
     message = str(err.value)
     assert f"shared (per_environment=False) {kind} is supported only with one environment" in message
-    assert "num_envs=4" in message and "'/World/Thing'" in message
+    assert "num_envs=4" in message and ("'/World/Thing'" if kind == "robot" else "'/World/Thing/c'") in message
     assert scene.get_items() == [] and item.path is None  # nothing half-applied
     # a shared ground plane is fine, and so is a shared robot in a one-environment scene
     scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
@@ -129,7 +147,17 @@ def test_group_places_items_under_its_path(arm) -> None:
     assert nested.path == "/World/Robots/Cells" and nested.parent_path == "/World/Robots"
     light = simulo.Light.distant()
     nested.add(light)
-    assert scene.get_items()[-1]["path"] == "/World/Robots/Cells/Light"
+    assert scene.get_items()[-1]["path"] == "/World/Robots/Cells/distantLight"
+    nested.add(simulo.Light.dome(name="lamp"), at="Shelf")  # a sub-path inside the group: the parent
+    assert scene.get_items()[-1]["path"] == "/World/Robots/Cells/Shelf/lamp"
+    robots.add(simulo.Robot(arm))  # no name and no sub-path: the type name
+    assert scene.get_items()[-1]["path"] == "/World/Robots/Robot"
+    top = scene.group("Top", at="/")
+    assert top.parent_path == "/" and top.path == "/Top"
+    top.add(simulo.Light.dome(name="sky"))
+    assert scene.get_items()[-1]["path"] == "/Top/sky"
+    with pytest.raises(SceneError, match="a group's sub-path must be relative like 'Arm', got '/Arm'"):
+        robots.add(simulo.Light.dome(name="x"), at="/Arm")
 
 
 def test_get_items_is_a_copy_and_clear_empties_the_scene(cartpole) -> None:
@@ -143,7 +171,7 @@ def test_get_items_is_a_copy_and_clear_empties_the_scene(cartpole) -> None:
     items.clear()
     items = scene.get_items()
     items[0]["path"] = "/Elsewhere"
-    assert len(scene.get_items()) == 3 and scene.get_items()[0]["path"] == "/World/Ground"
+    assert len(scene.get_items()) == 3 and scene.get_items()[0]["path"] == "/World/Ground/groundPlane"
     group = scene.group("G")
     scene.clear()
     assert scene.get_items() == [] and scene.group("G") is not group

@@ -98,6 +98,45 @@ class RigidBatch(Protocol):
         """Set the lateral (Coulomb) friction coefficient of every copy."""
         ...
 
+    # -- per-copy properties (checked by the caller: finite, in range, right shape) ----------------
+    def masses(self) -> np.ndarray:
+        """Mass of every copy (num_envs,) in kg (0: static)."""
+        ...
+
+    def set_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
+        """Set the masses (len(env_ids),) of the copies of ``env_ids``, each > 0."""
+        ...
+
+    def set_surface(self, env_ids: EnvIds, friction: np.ndarray | None, restitution: np.ndarray | None) -> None:
+        """Set the friction and/or restitution (len(env_ids),) of the copies of ``env_ids`` (``None``: keep)."""
+        ...
+
+    def set_center_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
+        """Move the centre of mass to ``offsets`` (len(env_ids), 3) in the body frame.
+
+        Raises:
+            SimuloValueError: The engine cannot move a built body's centre of mass (before changing anything).
+        """
+        ...
+
+    def set_scale(self, env_ids: EnvIds, scales: np.ndarray) -> None:
+        """Rescale the shapes of ``env_ids`` by ``scales`` (len(env_ids), 3) relative to their built size.
+
+        Raises:
+            SimuloValueError: The engine cannot rescale a built shape (before changing anything).
+        """
+        ...
+
+    def apply_force(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
+        """For the coming step only, push the copies of ``env_ids`` with world-frame forces (at the centre of
+        mass) and torques, each (len(env_ids), 3)."""
+        ...
+
+    def set_enabled(self, env_ids: EnvIds, enabled: bool) -> None:
+        """Switch the copies of ``env_ids`` on (dynamic, colliding) or off (static, colliding with nothing);
+        a copy switched on gets back its mass and collisions."""
+        ...
+
 
 class ArticulationBatch(Protocol):
     """One copy of an articulated robot per environment.
@@ -195,6 +234,42 @@ class ArticulationBatch(Protocol):
         """Set the lateral friction coefficient of body ``body`` in every copy."""
         ...
 
+    # -- per-copy properties (checked by the caller: finite, in range, right shape) ----------------
+    def link_masses(self) -> np.ndarray:
+        """Mass of every body of every copy (num_envs, B) in kg."""
+        ...
+
+    def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
+        """Set the body masses (len(env_ids), B) of the copies of ``env_ids``."""
+        ...
+
+    def set_link_surface(self, env_ids: EnvIds, friction: np.ndarray | None,
+                         restitution: np.ndarray | None) -> None:
+        """Set each body's friction and/or restitution (len(env_ids), B) (``None``: keep). An engine with one
+        contact material per body (PyBullet) has one shape per body."""
+        ...
+
+    def set_link_centers_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
+        """Move each body's centre of mass to ``offsets`` (len(env_ids), B, 3) in its body frame.
+
+        Raises:
+            SimuloValueError: The engine cannot move a loaded link's centre of mass (before changing anything).
+        """
+        ...
+
+    def set_joint_armature(self, env_ids: EnvIds, armature: np.ndarray) -> None:
+        """Set each joint's armature (reflected rotor inertia, len(env_ids), J).
+
+        Raises:
+            SimuloValueError: The engine has no joint armature (before changing anything).
+        """
+        ...
+
+    def apply_link_forces(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
+        """For the coming step only, push each body of the copies of ``env_ids`` with world-frame forces (at its
+        centre of mass) and torques, each (len(env_ids), B, 3)."""
+        ...
+
     def disable_collisions(self) -> None:
         """Make every copy collide with nothing."""
         ...
@@ -222,8 +297,36 @@ class Engine(Protocol):
         """Number of engine worlds the environments are split over."""
         ...
 
-    def add_plane(self, height: float, friction: float | None, restitution: float | None) -> None:
-        """Add a ground plane, shared by the environments of each world, with its surface at ``height``."""
+    def add_plane(self, height: float, friction: float | None, restitution: float | None,
+                  contact: tuple[float, float] | None = None) -> None:
+        """Add a ground plane, shared by the environments of each world, with its surface at ``height``;
+        ``contact`` is a soft contact's ``(stiffness N/m, damping N·s/m)``, ``None`` for the engine's own."""
+        ...
+
+    def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
+                        restitution: float | None) -> None:
+        """Add a static height field, shared by the environments of each world.
+
+        Args:
+            heights: Surface heights (rows, cols) in m; row ``r`` lies along +y, column ``c`` along +x.
+            cell_size: Distance between neighbouring samples in m.
+            pose: World pose ``[x, y, z, qw, qx, qy, qz]`` of the field's centre at height 0.
+            friction: Friction coefficient, or ``None`` for the engine default.
+            restitution: Restitution, or ``None`` for the engine default.
+        """
+        ...
+
+    def gravity(self) -> np.ndarray:
+        """Gravity of every environment (num_envs, 3) in m/s²."""
+        ...
+
+    def set_gravity(self, env_ids: EnvIds, gravity: np.ndarray) -> None:
+        """Set the gravity (len(env_ids), 3) of the environments ``env_ids``.
+
+        Raises:
+            SimuloValueError: The engine keeps one gravity per world and the request would leave two values in
+                one world (checked before anything changes).
+        """
         ...
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
@@ -237,8 +340,9 @@ class Engine(Protocol):
 
     def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
                   color: Sequence[float] | None = None) -> RigidBatch:
-        """Create one single-body shape per environment: ``box`` (half extents), ``sphere`` (radius) or
-        ``cylinder`` (radius, height); ``mass`` 0 makes it static; a visual shape only when ``color`` is given."""
+        """Create one single-body shape per environment: ``box`` (half extents), ``sphere`` (radius),
+        ``cylinder`` (radius, height) or ``cone`` (radius, height; apex up, centred on its axis at mid-height);
+        ``mass`` 0 makes it static; a visual shape only when ``color`` is given."""
         ...
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:

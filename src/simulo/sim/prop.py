@@ -6,9 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from simulo.authoring.shapes import Cuboid, Cylinder, Sphere
 from simulo.engine.base import RigidBatch
 from simulo.errors import NotAttachedError, SimuloValueError
+from simulo.sim import properties
+from simulo.sim.geometry import PRIMITIVES, Primitive, surface_of
+from simulo.sim.properties import ForceBuffer
 from simulo.sim.tensors import Tensors, unit_poses
 
 
@@ -54,6 +56,8 @@ class PropData:
         self.pose = default_pose.copy()
         self.lin_vel = np.zeros((n, 3))
         self.ang_vel = np.zeros((n, 3))
+        #: the external force and torque kept on the prop (see simulo.sim.properties)
+        self.external = ForceBuffer(n, 1)
 
     @property
     def num_envs(self) -> int:
@@ -65,16 +69,16 @@ class Prop:
     """A rigid body built from a primitive shape with :class:`~simulo.RigidPhysics`.
 
     Args:
-        shape: A :class:`~simulo.Cuboid`, :class:`~simulo.Sphere` or :class:`~simulo.Cylinder` whose
+        shape: A :class:`~simulo.Cuboid`, :class:`~simulo.Sphere`, :class:`~simulo.Cylinder` or ``Cone`` whose
             ``physics`` is set; its ``pose`` is the spawn pose relative to each environment's origin.
 
     Raises:
         SimuloValueError: The shape is not a primitive or has no rigid physics.
     """
 
-    def __init__(self, shape: Cuboid | Sphere | Cylinder) -> None:
-        if not isinstance(shape, (Cuboid, Sphere, Cylinder)):
-            raise SimuloValueError(f"Prop.shape must be a Cuboid, Sphere or Cylinder, got {shape!r}")
+    def __init__(self, shape: Primitive) -> None:
+        if not isinstance(shape, PRIMITIVES):
+            raise SimuloValueError(f"Prop.shape must be a Cuboid, Sphere, Cylinder or Cone, got {shape!r}")
         if shape.physics is None:
             raise SimuloValueError(f"Prop {shape.name!r} needs physics=RigidPhysics(...); a shape without physics "
                                    "is a static fixture: add it to the scene directly")
@@ -143,16 +147,44 @@ class Prop:
         """Put the prop back at its default pose, at rest."""
         data = self._require("reset")
         ids = data.tensors.env_ids(env_ids, data.num_envs)
+        data.external.clear(ids)
         data.batch.write_pose(ids, data.default_pose[ids])
         data.batch.write_velocity(ids, np.zeros((len(ids), 6)))
         self.update(0.0)
 
-    def set_friction(self, friction: float) -> None:
-        """Set the lateral friction coefficient in every environment."""
-        data = self._require("set_friction")
-        if not isinstance(friction, (int, float)) or not np.isfinite(friction) or friction < 0:
-            raise SimuloValueError(f"friction must be a finite number >= 0, got {friction!r}")
-        data.batch.set_friction(float(friction))
+    # -- per-copy properties (PropPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) -----
+    def set_mass(self, values: Any, env_ids: Any = None) -> None:
+        """Set the mass (len(env_ids), 1) in kg, > 0."""
+        properties.prop_set_mass(self._require("set_mass"), values, env_ids)
+
+    def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
+        """Set the centre of mass (len(env_ids), 1, 3) in the body frame; the PyBullet engine refuses."""
+        properties.prop_set_center_of_mass(self._require("set_center_of_mass"), values, env_ids)
+
+    def set_friction(self, values: Any, env_ids: Any = None) -> None:
+        """Set the friction coefficient (len(env_ids), 1), >= 0; a plain number sets every selected copy."""
+        properties.prop_set_surface(self._require("set_friction"), values, env_ids, "friction")
+
+    def set_restitution(self, values: Any, env_ids: Any = None) -> None:
+        """Set the restitution (len(env_ids), 1), 0..1; a plain number sets every selected copy."""
+        properties.prop_set_surface(self._require("set_restitution"), values, env_ids, "restitution")
+
+    def set_scale(self, values: Any, env_ids: Any = None) -> None:
+        """Set the scale (len(env_ids), 1, 3) relative to the authored size; the PyBullet engine refuses."""
+        properties.prop_set_scale(self._require("set_scale"), values, env_ids)
+
+    def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
+        """Keep a world-frame force and torque (len(env_ids), 1, 3) on the centre of mass at every physics step
+        until set again (zeros stop it) or the environment is reset."""
+        data = self._require("apply_external_force")
+        properties.prop_apply_external_force(data, data.external, forces, torques, env_ids)
+
+    def runtime_flush(self) -> None:
+        """Send this step's external forces (runtime hook: once per physics step)."""
+        data = self._data
+        if data is not None and data.external.active.size:
+            pushed = data.external.active
+            data.batch.apply_force(pushed, data.external.forces[pushed, 0], data.external.torques[pushed, 0])
 
     def update(self, dt: float) -> None:
         """Refresh the state buffers (called by the runtime after every step)."""
@@ -173,8 +205,11 @@ class Prop:
     def runtime_attach(self, batch: RigidBatch, tensors: Tensors, default_pose: np.ndarray) -> None:
         """Bind the prop to its engine batch (runtime hook: the simulation calls it)."""
         self._data = PropData(batch, tensors, default_pose)
-        if self.shape.physics is not None and self.shape.physics.friction is not None:
-            batch.set_friction(self.shape.physics.friction)
+        friction, restitution = surface_of(self.shape)
+        if friction is not None:
+            batch.set_friction(friction)
+        if restitution is not None:
+            batch.set_surface(range(batch.num_envs), None, np.full(batch.num_envs, restitution))
         self.update(0.0)
 
     def runtime_detach(self) -> None:

@@ -34,6 +34,7 @@ from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, Joi
 from simulo.authoring.pose import Pose
 from simulo.engine.base import ArticulationBatch
 from simulo.errors import AssetError, NotAttachedError, SimuloValueError
+from simulo.sim import properties
 from simulo.sim.hooks import RobotAttachment, RobotSensor
 from simulo.sim.names import match_names
 from simulo.sim.robot_data import RobotData, make_robot_data
@@ -379,6 +380,37 @@ class Robot:
         for b in bodies:
             data.batch.set_body_friction(b, float(friction))
 
+    # -- per-copy properties (RobotPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) ------
+    def set_mass(self, values: Any, env_ids: Any = None) -> None:
+        """Set body masses (len(env_ids), num_bodies) in kg."""
+        properties.robot_set_mass(self._rt_or_raise("set_mass"), values, env_ids)
+
+    def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
+        """Set body centres of mass (len(env_ids), num_bodies, 3); the PyBullet engine refuses."""
+        properties.robot_set_center_of_mass(self._rt_or_raise("set_center_of_mass"), values, env_ids)
+
+    def set_friction(self, values: Any, env_ids: Any = None) -> None:
+        """Set each body's friction coefficient (len(env_ids), num_bodies): one contact shape per body."""
+        properties.robot_set_surface(self._rt_or_raise("set_friction"), values, env_ids, "friction")
+
+    def set_restitution(self, values: Any, env_ids: Any = None) -> None:
+        """Set each body's restitution 0..1 (len(env_ids), num_bodies)."""
+        properties.robot_set_surface(self._rt_or_raise("set_restitution"), values, env_ids, "restitution")
+
+    def set_joint_gains(self, stiffness: Any, damping: Any, env_ids: Any = None) -> None:
+        """Set PD stiffness and damping (len(env_ids), num_joints) of PD-driven (ActuatorGainsConfig) joints."""
+        properties.robot_set_joint_gains(self._rt_or_raise("set_joint_gains"), stiffness, damping, env_ids)
+
+    def set_joint_armature(self, values: Any, env_ids: Any = None) -> None:
+        """Set joint armature (len(env_ids), num_joints); the PyBullet engine refuses."""
+        properties.robot_set_joint_armature(self._rt_or_raise("set_joint_armature"), values, env_ids)
+
+    def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
+        """Keep world-frame forces and torques (len(env_ids), num_bodies, 3) on the bodies' centres of mass at
+        every physics step until set again (zeros stop them) or the environment is reset."""
+        data = self._rt_or_raise("apply_external_force")
+        properties.robot_apply_external_force(data, data.external, forces, torques, env_ids)
+
     # -- reset ---------------------------------------------------------------------------------------------
     def reset(self, env_ids: Any = None) -> None:
         """Write the default pose and joint state and clear every target, for ``env_ids`` only."""
@@ -388,6 +420,7 @@ class Robot:
         data.batch.write_base_velocity(ids, np.zeros((len(ids), 6)))
         data.batch.write_joints(ids, data.default_q[ids], data.default_qd[ids])
         data.clear_targets(ids)
+        data.external.clear(ids)
         data.q[ids] = data.default_q[ids]
         data.qd[ids] = data.default_qd[ids]
         data.effort[ids] = 0.0
@@ -424,6 +457,9 @@ class Robot:
         data.flush(force=self.disable_gravity)
         if self.disable_gravity:
             data.batch.cancel_gravity()
+        pushed = data.external.active
+        if pushed.size:
+            data.batch.apply_link_forces(pushed, data.external.forces[pushed], data.external.torques[pushed])
 
     def runtime_attach(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray) -> None:
         """Bind the robot to its engine batch (runtime hook: the simulation calls it).

@@ -20,6 +20,7 @@ from simulo.engine.base import ArticulationBatch, ControlMode
 from simulo.errors import NameNotFoundError, SimuloValueError
 from simulo.math.batched import quat_conjugate, quat_mul, quat_rotate_inverse
 from simulo.sim.names import match_names
+from simulo.sim.properties import ForceBuffer
 from simulo.sim.tensors import Tensors, index_array
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ class RobotData:
         self.commands_changed = True
         self.torque_active = False
         self.attached = True
+        #: external forces and torques kept on the bodies (see simulo.sim.properties)
+        self.external = ForceBuffer(n, len(self.body_names))
         #: validated ``joint_ids`` lists (as tuples of ints) -> their column arrays (read-only)
         self.cols_cache: dict[tuple[int, ...], np.ndarray] = {}
 

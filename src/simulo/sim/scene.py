@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from simulo.authoring.pose import Pose, Transform
-from simulo.authoring.shapes import Cuboid, Cylinder, Sphere
-from simulo.authoring.world import Light, Terrain
-from simulo.errors import SceneError
+from simulo.authoring.world import LightConfig, TerrainConfig
+from simulo.errors import NotAttachedError, SceneError
+from simulo.sim.geometry import PRIMITIVES
 from simulo.sim.hooks import RobotAttachment, SceneMember
 
 
@@ -30,22 +30,37 @@ def _kind(item: Any) -> str:
         return "robot"
     if isinstance(item, Prop):
         return "prop"
-    if isinstance(item, (Cuboid, Sphere, Cylinder)):
+    if isinstance(item, PRIMITIVES):
         return "prop" if item.physics is not None and not item.physics.kinematic else "fixture"
-    if isinstance(item, Terrain):
+    if isinstance(item, TerrainConfig):
         return "terrain"
-    if isinstance(item, Light):
+    if isinstance(item, LightConfig):
         return "light"
     if isinstance(item, Transform):
         return "transform"
     if isinstance(item, RobotAttachment):
         return "sensor_or_actuator"
     raise SceneError(f"cannot add {type(item).__name__} {item!r} to a scene; expected a Robot, Prop, Cuboid, Sphere, "
-                     "Cylinder, Terrain, Light or Transform")
+                     "Cylinder, Cone, Terrain, Light or Transform")
+
+
+def _join(parent: str, child: str) -> str:
+    """``parent/child`` (``/child`` under the root ``/``)."""
+    return f"{parent.rstrip('/')}/{child.strip('/')}"
+
+
+def _own_name(item: Any) -> str | None:
+    """The name an item brings with it; robots and transforms bring none (``at`` is their own path)."""
+    from simulo.sim.robot import Robot
+
+    if isinstance(item, (Robot, Transform)):
+        return None
+    name = getattr(item, "name", None)
+    return name if isinstance(name, str) and name else None
 
 
 class SceneGroup:
-    """A named group; items added through it land under its path."""
+    """A named group (the SDK's ``SceneGroupProtocol``); items added through it land under its path."""
 
     def __init__(self, scene: Scene, name: str, parent_path: str) -> None:
         self.scene = scene
@@ -54,18 +69,22 @@ class SceneGroup:
 
     @property
     def path(self) -> str:
-        """Full scene path of the group."""
-        return f"{self.parent_path.rstrip('/')}/{self.name}"
+        """Full scene path of the group (parent path + name)."""
+        return _join(self.parent_path, self.name)
 
     def add(self, item: Any, at: str | None = None, per_environment: bool = True) -> None:
-        """Add an item under this group (at ``<group path>/<at>``)."""
-        sub = at.strip("/") if at else _default_name(item)
-        self.scene.add(item, at=f"{self.path}/{sub}", per_environment=per_environment)
+        """Add an item under this group, optionally under the sub-path ``at`` within it.
 
-
-def _default_name(item: Any) -> str:
-    name = getattr(item, "name", None)
-    return name if isinstance(name, str) and name else type(item).__name__
+        A named item lands at ``<group>/<at>/<name>``; a robot or transform at ``<group>/<at>`` (at
+        ``<group>/<type name>`` when ``at`` is not given).
+        """
+        if at is None:
+            sub = self.path if _own_name(item) else _join(self.path, type(item).__name__)
+        elif not isinstance(at, str) or at.startswith("/"):
+            raise SceneError(f"a group's sub-path must be relative like 'Arm', got {at!r}")
+        else:
+            sub = _join(self.path, at)
+        self.scene.add(item, at=sub, per_environment=per_environment)
 
 
 class Scene:
@@ -104,66 +123,98 @@ class Scene:
 
     @property
     def root(self) -> str:
-        """The scene root: the first component of the first path added (``/World`` by default)."""
+        """The scene root: the first component of the first ``at`` given to :meth:`add` (``/World`` by default;
+        ``/`` when that ``at`` was ``/``)."""
         return self._root or self.DEFAULT_ROOT
 
-    def add(self, item: Any, at: str | None = None, per_environment: bool = True) -> None:
-        """Add an item at a scene path.
+    def add(self, item: Any, at: str | None = None, per_environment: bool = True, variants: Any = None) -> None:
+        """Add an item under a scene path.
+
+        ``at`` is the parent path: an item with a name (terrain, light, primitive shape, prop, sensor) lands at
+        ``<at>/<name>``, so ``scene.add(simulo.Terrain.plane(name="ground"), at="/")`` makes ``/ground``. A
+        robot or transform brings no name: ``at`` is its own path (``at="/World/Robot"`` names it ``Robot``).
 
         Args:
             item: Robot, Prop, primitive shape (with physics: a prop; without: a static fixture), Terrain,
                 Light or Transform (its children are added under its path).
-            at: Scene path such as ``"/World/Robot"``; defaults to ``<root>/<item name>``.
+            at: Absolute parent path such as ``"/World"`` or ``"/"``; defaults to the root (a robot or
+                transform then lands at ``<root>/<type name>``).
             per_environment: Copy the item into every environment (default). ``False`` makes a shared item;
                 a shared robot or prop is refused when ``num_envs > 1``.
+            variants: :class:`~simulo.sim.variants.ObjectVariants` for a primitive shape or prop: the object
+                differs between copies (see :mod:`simulo.sim.variants`).
 
         Raises:
-            SceneError: Unknown item type, bad or duplicate path, item added twice, or a shared robot/prop
-                in a multi-environment scene.
+            SceneError: Unknown item type, bad or duplicate path, item added twice, a shared robot/prop in a
+                multi-environment scene, or variants for something that is not a prop.
         """
         if self._simulation is not None:
             raise SceneError("the scene is already simulated; add items before building simulo.Simulation(scene)")
         kind = _kind(item)
+        name = _own_name(item)
+        given = at
         if at is None:
-            at = f"{self.root}/{_default_name(item)}"
-        if not isinstance(at, str) or not at.startswith("/") or at.rstrip("/") == "" or "//" in at:
-            raise SceneError(f"scene path must be an absolute path like '/World/Robot', got {at!r}")
-        at = at.rstrip("/")
-        if any(e.path == at for e in self._items):
-            raise SceneError(f"scene path {at!r} is already used")
+            at = self.root if name else _join(self.root, type(item).__name__)
+        if not isinstance(at, str) or not at.startswith("/") or "//" in at or (at == "/" and not name):
+            raise SceneError(f"scene path must be an absolute path like '/World/Robot' ('/' only for an item with "
+                             f"a name), got {at!r}")
+        path = _join(at, name) if name else at.rstrip("/")
+        if any(e.path == path for e in self._items):
+            raise SceneError(f"scene path {path!r} is already used")
         if any(e.item is item for e in self._items):
             raise SceneError(f"{item!r} was already added to this scene")
         if kind in ("robot", "prop") and not per_environment and self.num_envs > 1:
             raise SceneError(f"a shared (per_environment=False) {kind} is supported only with one environment; "
-                             f"this scene has num_envs={self.num_envs}. Add {at!r} per environment instead")
+                             f"this scene has num_envs={self.num_envs}. Add {path!r} per environment instead")
+        if variants is not None:
+            item, kind = self._variant_prop(item, kind, variants, path), "prop"
         root_before, count_before = self._root, len(self._items)
-        if self._root is None:
-            self._root = "/" + at.strip("/").split("/")[0]
-        if kind == "prop" and isinstance(item, (Cuboid, Sphere, Cylinder)):
+        if self._root is None and isinstance(given, str):
+            self._root = "/" + given.strip("/").split("/")[0] if given.strip("/") else "/"
+        if kind == "prop" and isinstance(item, PRIMITIVES):
             from simulo.sim.prop import Prop
 
             item = Prop(item)
         if isinstance(item, SceneMember):
-            item.runtime_set_path(at)
-        self._items.append(SceneItem(item, at, kind, bool(per_environment)))
+            item.runtime_set_path(path)
+        self._items.append(SceneItem(item, path, kind, bool(per_environment)))
         if kind == "transform":
             try:  # nothing half-applied: a refused child removes the transform and its earlier children
                 for child, rel in item.children:
-                    self.add(child, at=f"{at}/{(rel or _default_name(child)).strip('/')}",
-                             per_environment=per_environment)
+                    rel = (rel or "").strip("/") or ("" if _own_name(child) else type(child).__name__)
+                    self.add(child, at=_join(path, rel) if rel else path, per_environment=per_environment)
             except SceneError:
                 del self._items[count_before:]
                 self._root = root_before
                 raise
         if kind == "robot":
             for extra in (*item.sensors, *item.actuators):
-                extra.path = f"{at}/{_default_name(extra)}"
+                extra.path = _join(path, extra.name or type(extra).__name__)
                 self._items.append(SceneItem(extra, extra.path, "sensor_or_actuator", True))
 
+    @staticmethod
+    def _variant_prop(item: Any, kind: str, variants: Any, path: str) -> Any:
+        from simulo.sim.prop import Prop
+        from simulo.sim.variants import VariantProp, check_variants
+
+        if kind != "prop" or (isinstance(item, Prop) and type(item) is not Prop):
+            raise SceneError(f"variants are for props (a primitive shape with rigid physics); {path!r} is a {kind}")
+        options, mode, origin, spacing = check_variants(variants)
+        return VariantProp(item.shape if isinstance(item, Prop) else item, options, mode, origin, spacing)
+
     def group(self, name: str, at: str | None = None) -> SceneGroup:
-        """Create (or fetch) a named group under ``at`` (the root by default)."""
-        parent = (at or self.root).rstrip("/") or "/"
-        key = f"{parent}/{name}"
+        """Create (or fetch) the group ``name`` under the path ``at`` (the root by default; ``/`` is allowed).
+
+        Raises:
+            SceneError: ``name`` is empty or has a ``/``, or ``at`` is not an absolute path.
+        """
+        if not isinstance(name, str) or not name or "/" in name:
+            raise SceneError(f"group name must be a non-empty string without '/', got {name!r}")
+        parent = self.root if at is None else at
+        if not isinstance(parent, str) or not parent.startswith("/") or "//" in parent:
+            raise SceneError(f"group parent must be an absolute path like '/World' or '/', got {at!r}")
+        parent = parent.rstrip("/") or "/"
+        key = _join(parent, name)
         if key not in self._groups:
             self._groups[key] = SceneGroup(self, name, parent)
         return self._groups[key]
@@ -195,10 +246,23 @@ class Scene:
         self._root = None
 
     def reset(self) -> None:
-        """Reset every attached robot and prop to its default state."""
+        """Reset every attached robot and prop to its default state (targets and external forces cleared)."""
         for e in self._items:
             if e.kind in ("robot", "prop") and e.item.runtime_attached:  # a Robot or a Prop (see add)
                 e.item.reset()
+
+    def set_gravity(self, values: Any, env_ids: Any = None) -> None:
+        """Set world-frame gravity (len(env_ids), 3) in m/s² for the environments ``env_ids`` (all by default).
+
+        Raises:
+            NotAttachedError: No simulation has attached the scene.
+            SimuloValueError: Bad values, or an engine that keeps one gravity per world asked for two in one
+                (PyBullet: build the simulation with ``envs_per_world=1`` for per-environment gravity).
+        """
+        if self._simulation is None:
+            raise NotAttachedError("Scene.set_gravity needs the simulation that runs the scene; call it from "
+                                   "on_start onward / after simulo.Simulation(scene) is built")
+        self._simulation.set_gravity(values, env_ids)
 
     @property
     def env_origins(self) -> Any:
@@ -228,5 +292,5 @@ class Scene:
     def flush_pending_commands(self) -> None:
         """Send the robots' buffered commands to the engine (the runtime calls this before each step)."""
         for e in self._items:
-            if e.kind == "robot" and e.item.runtime_attached:  # a Robot (see _kind)
+            if e.kind in ("robot", "prop") and e.item.runtime_attached:  # a Robot or a Prop (see add)
                 e.item.runtime_flush()

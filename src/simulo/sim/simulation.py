@@ -3,7 +3,7 @@
 Scripted apps use it directly::
 
     scene = simulo.Scene(num_envs=4)
-    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    scene.add(simulo.Terrain.plane(name="ground"), at="/World", per_environment=False)
     scene.add(robot, at="/World/Robot")
     with simulo.Simulation(scene, dt=1 / 240) as sim:
         robot.set_joint_position_target(...)
@@ -22,13 +22,17 @@ from typing import Any
 import numpy as np
 
 from simulo.authoring.pose import Pose
+from simulo.authoring.world import GroundPlane, RoughTerrain
 from simulo.engine.registry import create_engine, engine_factory
 from simulo.errors import SceneError, SimuloValueError
 from simulo.math.batched import pose_mul
+from simulo.sim.geometry import engine_geometry, surface_of
 from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
 from simulo.sim.scene import Scene
 from simulo.sim.tensors import Tensors
+from simulo.sim.terrain import heightfield
+from simulo.sim.variants import VariantBatch, VariantProp
 
 
 def grid_origins(num_envs: int, spacing: float) -> np.ndarray:
@@ -151,22 +155,82 @@ class Simulation:
         for entry in self.scene.get_items():
             item, path, kind, per_env = entry["item"], entry["path"], entry["kind"], entry["per_environment"]
             if kind == "terrain":
-                if item.kind != "plane":
-                    raise SceneError(f"terrain kind {item.kind!r} at {path!r} is not available on the "
-                                     f"{self.engine_name!r} engine; use Terrain.plane()")
-                self._engine.add_plane(item.height, item.static_friction, item.restitution)
+                self._build_terrain(item, path)
             elif kind == "robot":
                 self._build_robot(item, path, per_env)
+            elif kind == "prop" and isinstance(item, VariantProp):
+                self._build_variants(item, path, per_env)
             elif kind == "prop":
-                kind_name, dims = item.shape.engine_geometry()
+                kind_name, dims = engine_geometry(item.shape)
                 poses = self._world_poses(item.shape.pose, path, per_env)
                 batch = self._engine.add_rigid(kind_name, dims, item.shape.physics.mass, poses, self._color(item.shape))
                 self._props.append(item)
                 item.runtime_attach(batch, self.tensors, poses)
             elif kind == "fixture":
-                kind_name, dims = item.engine_geometry()
-                self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env),
-                                       self._color(item))
+                kind_name, dims = engine_geometry(item)
+                fixture = self._engine.add_rigid(kind_name, dims, 0.0, self._world_poses(item.pose, path, per_env),
+                                                 self._color(item))
+                friction, restitution = surface_of(item)
+                if friction is not None or restitution is not None:
+                    fixture.set_surface(range(self.num_envs),
+                                        None if friction is None else np.full(self.num_envs, friction),
+                                        None if restitution is None else np.full(self.num_envs, restitution))
+
+    def _build_terrain(self, terrain: Any, path: str) -> None:
+        pose = compose(self.scene.offset_of(path), terrain.pose)
+        if isinstance(terrain, RoughTerrain):
+            heights, scale = heightfield(terrain)
+            self._engine.add_heightfield(heights, scale, np.array(pose.to_list()), terrain.friction, None)
+            return
+        if not isinstance(terrain, GroundPlane):
+            raise SceneError(f"terrain {type(terrain).__name__} at {path!r} is not available on the "
+                             f"{self.engine_name!r} engine; use Terrain.plane() or Terrain.rough()")
+        if not np.allclose(pose.quat_wxyz, (1.0, 0.0, 0.0, 0.0)):
+            raise SceneError(f"ground plane {path!r} is tilted ({pose.quat_wxyz}); the plane's pose sets its height "
+                             "only")
+        if terrain.contact_gap is not None:
+            raise SceneError(f"ground plane {path!r}: contact_gap is not available on the {self.engine_name!r} "
+                             "engine")
+        if (terrain.contact_stiffness is None) != (terrain.contact_damping is None):
+            raise SceneError(f"ground plane {path!r}: give contact_stiffness and contact_damping together (the "
+                             "engine's soft contact needs both)")
+        stiffness, damping = terrain.contact_stiffness, terrain.contact_damping
+        contact = None if stiffness is None or damping is None else (float(stiffness), float(damping))
+        self._engine.add_plane(pose.xyz[2], terrain.friction, terrain.restitution, contact=contact)
+
+    def _build_variants(self, prop: VariantProp, path: str, per_env: bool) -> None:
+        poses = self._world_poses(prop.shape.pose, path, per_env)
+        batches = []
+        for option in prop.options:
+            kind_name, dims = engine_geometry(option)
+            physics = option.physics or prop.shape.physics
+            assert physics is not None  # a Prop has physics
+            batch = self._engine.add_rigid(kind_name, dims, physics.mass, poses, self._color(option))
+            friction, restitution = surface_of(option)
+            if friction is not None:
+                batch.set_friction(friction)
+            if restitution is not None:
+                batch.set_surface(range(self.num_envs), None, np.full(self.num_envs, restitution))
+            batches.append(batch)
+        self._props.append(prop)
+        prop.runtime_attach_variants(VariantBatch(batches, prop.initial_variants(self.num_envs)), self.tensors,
+                                     poses)
+
+    def set_gravity(self, values: Any, env_ids: Any = None) -> None:
+        """Set world-frame gravity (len(env_ids), 3) in m/s² for ``env_ids`` (all by default); the engine may
+        keep one gravity per world (PyBullet: ``envs_per_world=1`` gives every environment its own).
+
+        Raises:
+            ShapeError, NonFiniteError: Bad values. SimuloValueError: Two gravities asked for in one world.
+        """
+        ids = self.tensors.env_ids(env_ids, self.num_envs)
+        gravity = self.tensors.floats(values, (len(ids), 3), "gravity")
+        self._engine.set_gravity(ids, gravity)
+
+    @property
+    def gravity(self) -> Any:
+        """Gravity of every environment (num_envs, 3) in m/s²; a copy."""
+        return self.tensors.out(self._engine.gravity())
 
     def _color(self, shape: Any) -> tuple[float, float, float] | None:
         if shape.color is None and self.visuals:

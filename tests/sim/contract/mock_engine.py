@@ -5,7 +5,11 @@ It is registered as engine ``"mock"`` by the suite's conftest. What it simulates
 * a position motor reaches its target in one step (``qd = (target - q) / dt``);
 * a velocity motor holds its target velocity; a torque accelerates a unit inertia; a passive joint coasts;
 * a floating base and every rigid body move with their velocities; gravity is ignored (``gravity_torques``
-  is zero, ``cancel_gravity`` does nothing); nothing collides (every contact count is zero);
+  is zero, ``cancel_gravity`` does nothing; ``set_gravity`` is recorded per environment); nothing collides
+  (every contact count is zero);
+* an external force accelerates a rigid body by F/m for one step (a floating base by the summed force over the
+  summed mass); a torque changes nothing; a switched-off body stands still;
+* masses, surfaces, centres of mass, scales and armatures are recorded per copy;
 * a gear coupling copies the driving joint (``q_b = -q_a / ratio``);
 * bodies follow the URDF's kinematic tree exactly (root link, then each joint's child in document order);
   body velocities and Jacobians are central differences of that forward kinematics;
@@ -46,11 +50,18 @@ def _integrate(pose: np.ndarray, lin: np.ndarray, ang: np.ndarray, dt: float) ->
 class MockRigidBatch:
     """Rigid bodies that move with their velocities."""
 
-    def __init__(self, poses: np.ndarray, dt: float) -> None:
+    def __init__(self, poses: np.ndarray, dt: float, mass: float) -> None:
+        n = len(poses)
         self.pose = poses.astype(float).copy()
         self._dt = dt
-        self.velocity = np.zeros((len(poses), 6))
+        self.velocity = np.zeros((n, 6))
         self.friction: float | None = None
+        self.mass = np.full(n, float(mass))
+        self.surface = np.full((n, 2), np.nan)  # friction, restitution
+        self.com = np.zeros((n, 3))
+        self.scale = np.ones((n, 3))
+        self.enabled = np.ones(n, dtype=bool)
+        self._push = np.zeros((n, 3))
 
     @property
     def num_envs(self) -> int:
@@ -70,7 +81,37 @@ class MockRigidBatch:
     def set_friction(self, friction: float) -> None:
         self.friction = friction
 
+    def masses(self) -> np.ndarray:
+        return np.where(self.enabled, self.mass, 0.0)
+
+    def set_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
+        self.mass[np.asarray(env_ids, dtype=int)] = masses
+
+    def set_surface(self, env_ids: EnvIds, friction: np.ndarray | None, restitution: np.ndarray | None) -> None:
+        ids = np.asarray(env_ids, dtype=int)
+        for col, values in enumerate((friction, restitution)):
+            if values is not None:
+                self.surface[ids, col] = values
+
+    def set_center_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
+        self.com[np.asarray(env_ids, dtype=int)] = offsets
+
+    def set_scale(self, env_ids: EnvIds, scales: np.ndarray) -> None:
+        self.scale[np.asarray(env_ids, dtype=int)] = scales
+
+    def apply_force(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
+        self._push[np.asarray(env_ids, dtype=int)] += forces
+
+    def set_enabled(self, env_ids: EnvIds, enabled: bool) -> None:
+        ids = np.asarray(env_ids, dtype=int)
+        self.enabled[ids] = enabled
+        self.velocity[ids] = 0.0
+
     def step(self) -> None:
+        moving = self.enabled & (self.mass > 0)
+        self.velocity[moving, :3] += self._push[moving] / self.mass[moving, None] * self._dt
+        self._push[:] = 0.0
+        self.velocity[~moving] = 0.0
         self.pose = _integrate(self.pose, self.velocity[:, :3], self.velocity[:, 3:], self._dt)
 
 
@@ -107,6 +148,12 @@ class MockArticulationBatch:
         self.joint_properties: dict[int, dict[str, object]] = {}
         self.collisions = True
         self.gears: list[tuple[int, int, float]] = []
+        b = len(self._body_names)
+        self.masses = np.ones((n, b))
+        self.surface = np.full((n, b, 2), np.nan)  # friction, restitution
+        self.com = np.zeros((n, b, 3))
+        self.armature = np.zeros((n, j))
+        self._push = np.zeros((n, 3))
 
     @staticmethod
     def _info(joint: UrdfJoint) -> JointInfo:
@@ -213,11 +260,14 @@ class MockArticulationBatch:
         qd = np.where(mode == ControlMode.VELOCITY_MOTOR, self.velocity, qd)
         qd = np.where(mode == ControlMode.POSITION_MOTOR, (self.position - self.q) / dt, qd)
         self.q = np.where(mode == ControlMode.POSITION_MOTOR, self.position, self.q + qd * dt)
+        push, self._push = self._push, np.zeros_like(self._push)
         self.qd = qd
         for a, b, ratio in self.gears:
             self.q[:, b] = -self.q[:, a] / ratio
             self.qd[:, b] = -self.qd[:, a] / ratio
         if not self._fixed_base:
+            total = self.masses.sum(axis=1, keepdims=True)
+            self.base_vel[:, :3] += np.divide(push, total, out=np.zeros_like(push), where=total > 0) * dt
             self.base = _integrate(self.base, self.base_vel[:, :3], self.base_vel[:, 3:], dt)
 
     # -- dynamics ---------------------------------------------------------------------------------
@@ -242,6 +292,29 @@ class MockArticulationBatch:
     # -- model edits ------------------------------------------------------------------------------
     def scale_masses(self, factor: float) -> None:
         self.mass_scale *= factor
+        self.masses *= factor
+
+    def link_masses(self) -> np.ndarray:
+        return self.masses.copy()
+
+    def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
+        self.masses[np.asarray(env_ids, dtype=int)] = masses
+
+    def set_link_surface(self, env_ids: EnvIds, friction: np.ndarray | None,
+                         restitution: np.ndarray | None) -> None:
+        ids = np.asarray(env_ids, dtype=int)
+        for col, values in enumerate((friction, restitution)):
+            if values is not None:
+                self.surface[ids, :, col] = values
+
+    def set_link_centers_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
+        self.com[np.asarray(env_ids, dtype=int)] = offsets
+
+    def set_joint_armature(self, env_ids: EnvIds, armature: np.ndarray) -> None:
+        self.armature[np.asarray(env_ids, dtype=int)] = armature
+
+    def apply_link_forces(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
+        self._push[np.asarray(env_ids, dtype=int)] += forces.sum(axis=1)
 
     def set_joint_properties(self, joint: int, *, damping: float | None = None, max_velocity: float | None = None,
                              limits: tuple[float, float] | None = None) -> None:
@@ -275,9 +348,10 @@ class MockEngine:
             raise SimuloValueError(f"envs_per_world must be between 1 and {self.max_envs_per_world}")
         self._num_envs = num_envs
         self.dt = dt
-        self.gravity = tuple(gravity)
         self.envs_per_world = envs_per_world
         self.planes: list[tuple[float, float | None, float | None]] = []
+        self.heightfields: list[tuple[np.ndarray, float, np.ndarray]] = []
+        self._gravity = np.tile(np.asarray(gravity, dtype=float), (num_envs, 1))
         self.articulations: list[MockArticulationBatch] = []
         self.rigids: list[MockRigidBatch] = []
         self.closed = False
@@ -290,8 +364,19 @@ class MockEngine:
     def num_worlds(self) -> int:
         return -(-self._num_envs // self.envs_per_world)
 
-    def add_plane(self, height: float, friction: float | None, restitution: float | None) -> None:
+    def add_plane(self, height: float, friction: float | None, restitution: float | None,
+                  contact: tuple[float, float] | None = None) -> None:
         self.planes.append((height, friction, restitution))
+
+    def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
+                        restitution: float | None) -> None:
+        self.heightfields.append((heights.copy(), cell_size, pose.copy()))
+
+    def gravity(self) -> np.ndarray:
+        return self._gravity.copy()
+
+    def set_gravity(self, env_ids: EnvIds, gravity: np.ndarray) -> None:
+        self._gravity[np.asarray(env_ids, dtype=int)] = gravity
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False) -> MockArticulationBatch:
@@ -301,7 +386,7 @@ class MockEngine:
 
     def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
                   color: Sequence[float] | None = None) -> MockRigidBatch:
-        batch = MockRigidBatch(poses, self.dt)
+        batch = MockRigidBatch(poses, self.dt, mass)
         if mass > 0:
             self.rigids.append(batch)  # static shapes never move
         return batch

@@ -14,6 +14,7 @@ import pytest
 import simulo
 from simulo import errors as E
 from simulo.sim.robot import Robot
+from simulo.sim.variants import ObjectVariants
 
 NAN, INF = math.nan, math.inf
 
@@ -83,6 +84,9 @@ def snapshot(w: World) -> list[bytes]:
         rt.batch.read_base(pose, lin, ang)
         out += [q.tobytes(), qd.tobytes(), pose.tobytes(), lin.tobytes(), ang.tobytes()]
     out.append(np.asarray(w.cube.state.pose).tobytes())
+    out += [w.cube.data.batch.masses().tobytes(), w.arm.data.batch.link_masses().tobytes(),
+            np.asarray(w.sim.gravity).tobytes(), w.cube.data.external.forces.tobytes(),
+            w.cp.data.external.forces.tobytes()]
     out.append(repr([(e["path"], e["kind"], e["per_environment"]) for e in w.free_scene.get_items()]).encode())
     out.append(repr((w.free_scene.num_envs, w.free_scene.runtime_simulation, w.free_scene.env_origins)).encode())
     out.append(repr((w.scene.num_envs, len(w.scene.get_items()), w.sim.step_count)).encode())
@@ -172,7 +176,36 @@ CASES: list[tuple[str, Callable[[World], Any], type[Exception], str]] = [
     ("body_friction_negative", lambda w: w.arm.set_body_friction("finger_.*", -0.5),
      E.SimuloValueError, r"friction must be a finite number >= 0, got -0\.5"),
     ("prop_friction_nan", lambda w: w.cube.set_friction(NAN),
-     E.SimuloValueError, r"friction must be a finite number >= 0, got nan"),
+     E.NonFiniteError, r"friction contains a non-finite value nan at index \[0, 0\]"),
+    # per-copy properties, external forces and gravity
+    ("prop_mass_zero", lambda w: w.cube.set_mass(np.array([[0.2], [0.0]]), env_ids=[5, 1]),
+     E.SimuloValueError, r"masses must be > 0\.0, got 0\.0 at index \[1, 0\]"),
+    ("prop_mass_shape", lambda w: w.cube.set_mass(np.ones((2, 2)), env_ids=[5, 1]),
+     E.ShapeError, r"masses must have shape \(2, 1\), got \(2, 2\)"),
+    ("robot_mass_nan", lambda w: w.arm.set_mass(np.full((1, w.arm.data.batch.link_masses().shape[1]), NAN),
+                                                env_ids=[3]),
+     E.NonFiniteError, r"masses contains a non-finite value nan at index \[0, 0\]"),
+    ("prop_friction_negative_in_one_row", lambda w: w.cube.set_friction(np.array([[0.5], [-1.0]]), env_ids=[4, 0]),
+     E.SimuloValueError, r"friction must be >= 0\.0, got -1\.0 at index \[1, 0\]"),
+    ("robot_restitution_above_one", lambda w: w.cp.set_restitution(np.full((6, 3), 1.5)),
+     E.SimuloValueError, r"restitution must be in 0\.0\.\.1\.0, got 1\.5 at index \[0, 0\]"),
+    ("robot_gains_on_motor_joints", lambda w: w.cp.set_joint_gains(np.ones((2, 2)), np.ones((2, 2)), env_ids=[4, 2]),
+     E.SimuloValueError, r"joints \['slider_to_cart', 'cart_to_pole'\] use the engine's motor"),
+    ("robot_gains_negative", lambda w: w.cp.set_joint_gains(np.ones((1, 2)), -np.ones((1, 2)), env_ids=[4]),
+     E.SimuloValueError, r"damping must be >= 0\.0, got -1\.0 at index \[0, 0\]"),
+    ("robot_armature_shape", lambda w: w.arm.set_joint_armature(np.zeros((6, 1))),
+     E.ShapeError, r"armature must have shape \(6, 7\), got \(6, 1\)"),
+    ("force_env_ids_repeat", lambda w: w.cube.apply_external_force(np.ones((2, 1, 3)), np.zeros((2, 1, 3)),
+                                                                   env_ids=[1, 1]),
+     E.EnvIdError, r"env_ids repeats \[1\]"),
+    ("force_torques_shape", lambda w: w.cp.apply_external_force(np.ones((6, 3, 3)), np.zeros((6, 3))),
+     E.ShapeError, r"torques must have shape \(6, 3, 3\), got \(6, 3\)"),
+    ("gravity_shape", lambda w: w.scene.set_gravity(np.zeros((6, 2))),
+     E.ShapeError, r"gravity must have shape \(6, 3\), got \(6, 2\)"),
+    ("gravity_nan", lambda w: w.scene.set_gravity(np.array([[0.0, 0.0, NAN]] * 6)),
+     E.NonFiniteError, r"gravity contains a non-finite value nan at index \[0, 2\]"),
+    ("gravity_before_attach", lambda w: w.free_scene.set_gravity(np.zeros((1, 3))),
+     E.NotAttachedError, r"Scene\.set_gravity needs the simulation that runs the scene"),
     ("gripper_force_negative", lambda w: w.gripper.command(0.01, -5.0),
      E.SimuloValueError, r"gripper force must be a finite number > 0 N, got -5\.0"),
     ("gripper_command_missing_force", lambda w: w.gripper.set_command({"opening": 0.01}),
@@ -230,9 +263,17 @@ CASES: list[tuple[str, Callable[[World], Any], type[Exception], str]] = [
      E.SimuloValueError, r"ParallelGripper\.joints must be two joint names, got \('finger_left_joint',\)"),
     # scenes
     ("scene_relative_path", lambda w: w.free_scene.add(simulo.Light.dome(), at="World/Robot"),
-     E.SceneError, r"scene path must be an absolute path like '/World/Robot', got 'World/Robot'"),
-    ("scene_duplicate_path", lambda w: w.free_scene.add(simulo.Light.distant(), at="/World/L"),
-     E.SceneError, r"scene path '/World/L' is already used"),
+     E.SceneError, r"scene path must be an absolute path like '/World/Robot' \('/' only for an item with a name\), "
+                   r"got 'World/Robot'"),
+    ("scene_duplicate_path", lambda w: w.free_scene.add(simulo.Light.dome(), at="/World/L"),
+     E.SceneError, r"scene path '/World/L/domeLight' is already used"),
+    ("scene_unnamed_robot_at_slash", lambda w: w.free_scene.add(unattached(w), at="/"),
+     E.SceneError, r"\('/' only for an item with a name\), got '/'"),
+    ("scene_group_relative_parent", lambda w: w.free_scene.group("Cells", at="World"),
+     E.SceneError, r"group parent must be an absolute path like '/World' or '/', got 'World'"),
+    ("scene_variants_for_a_robot", lambda w: w.free_scene.add(
+        unattached(w), at="/World/V", variants=ObjectVariants([simulo.Sphere(name="a"), simulo.Sphere(name="b")])),
+     E.SceneError, r"variants are for props \(a primitive shape with rigid physics\); '/World/V' is a robot"),
     ("scene_unknown_item", lambda w: w.free_scene.add("robot", at="/World/X"),
      E.SceneError, r"cannot add str 'robot' to a scene"),
     ("scene_add_while_simulated", lambda w: w.scene.add(simulo.Light.dome(), at="/World/Sun"),

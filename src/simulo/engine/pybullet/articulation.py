@@ -245,6 +245,44 @@ class PyBulletArticulationBatch(JointCommander):
         for w, b in self.handles:
             w.set_dynamics(b, body - 1, friction=friction)
 
+    def link_masses(self) -> np.ndarray:
+        """Mass of every body (num_envs, B) in kg, as PyBullet reports it."""
+        return np.array([[w.mass(b, link) for link in range(-1, self.num_links)] for w, b in self.handles])
+
+    def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
+        """Set the body masses (len(env_ids), B) of the copies of ``env_ids``."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            for link in range(-1, self.num_links):
+                w.set_dynamics(b, link, mass=float(masses[k, link + 1]))
+
+    def set_link_surface(self, env_ids: EnvIds, friction: np.ndarray | None,
+                         restitution: np.ndarray | None) -> None:
+        """Set each body's lateral friction and/or restitution (len(env_ids), B): one contact material per link."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            for link in range(-1, self.num_links):
+                w.set_dynamics(b, link, friction=None if friction is None else float(friction[k, link + 1]),
+                               restitution=None if restitution is None else float(restitution[k, link + 1]))
+
+    def set_link_centers_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
+        """Refused: PyBullet fixes a link's inertial frame when the URDF is loaded."""
+        raise SimuloValueError("the PyBullet engine cannot move a loaded link's centre of mass (changeDynamics has "
+                               "no centre-of-mass argument); set <inertial><origin> in the URDF instead")
+
+    def set_joint_armature(self, env_ids: EnvIds, armature: np.ndarray) -> None:
+        """Refused: PyBullet's multibody joints have no armature."""
+        raise SimuloValueError(f"the PyBullet engine has no joint armature (asked for {armature.tolist()!r}); "
+                               "add the rotor inertia to the child link's <inertial> in the URDF instead")
+
+    def apply_link_forces(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
+        """For the next step, push each body (world frame, forces at the centres of mass)."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            for link in range(-1, self.num_links):
+                if forces[k, link + 1].any() or torques[k, link + 1].any():
+                    w.push(b, link, forces[k, link + 1].tolist(), torques[k, link + 1].tolist())
+
     def disable_collisions(self) -> None:
         """Make every copy collide with nothing."""
         for w, b in self.handles:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from simulo.engine.base import ArticulationBatch, Engine, EngineFactory, RigidBatch
+from simulo.engine.base import ArticulationBatch, Engine, EngineFactory, EnvIds, RigidBatch
 from simulo.engine.pybullet.articulation import PyBulletArticulationBatch
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld
@@ -70,10 +70,43 @@ class PyBulletEngine:
         """Number of PyBullet clients."""
         return len(self.worlds)
 
-    def add_plane(self, height: float, friction: float | None, restitution: float | None) -> None:
-        """Add a ground plane to every world."""
+    def add_plane(self, height: float, friction: float | None, restitution: float | None,
+                  contact: tuple[float, float] | None = None) -> None:
+        """Add a ground plane to every world (``contact``: PyBullet's contact stiffness and damping)."""
         for world in self.worlds:
-            world.add_plane(height, friction, restitution)
+            world.add_plane(height, friction, restitution, contact)
+
+    def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
+                        restitution: float | None) -> None:
+        """Add the same static height field to every world."""
+        for world in self.worlds:
+            world.add_heightfield(heights, cell_size, pose[:3].tolist(), pose[3:], friction, restitution)
+
+    def gravity(self) -> np.ndarray:
+        """Gravity of every environment (num_envs, 3): its world's."""
+        return np.array([world.gravity for world in self.env_world], dtype=np.float64)
+
+    def set_gravity(self, env_ids: EnvIds, gravity: np.ndarray) -> None:
+        """Set the gravity of ``env_ids``; PyBullet keeps one gravity per world (client).
+
+        Raises:
+            SimuloValueError: The request would leave two gravities in one world: environments that share a
+                world (``envs_per_world > 1``) must be given the same value together.
+        """
+        wanted = self.gravity()
+        wanted[np.asarray(env_ids, dtype=np.int64)] = gravity
+        for w in range(len(self.worlds)):
+            rows = wanted[w * self.envs_per_world:(w + 1) * self.envs_per_world]
+            if not (rows == rows[0]).all():
+                first = w * self.envs_per_world
+                raise SimuloValueError(
+                    f"the PyBullet engine keeps one gravity per world, and environments {first}.."
+                    f"{first + len(rows) - 1} share world {w}; give them all the same gravity, or build the "
+                    f"simulation with envs_per_world=1 (asked for {np.unique(rows, axis=0).tolist()})")
+        for w, world in enumerate(self.worlds):
+            g = wanted[w * self.envs_per_world]
+            if tuple(float(v) for v in g) != world.gravity:
+                world.set_gravity(g.tolist())
 
     def _isolate(self, env: int, body: int) -> None:
         """Keep an environment's body from touching other environments' bodies in the same world.

@@ -6,6 +6,7 @@ import numpy as np
 
 from simulo.engine.base import EnvIds
 from simulo.engine.pybullet.world import PyBulletWorld
+from simulo.errors import SimuloValueError
 
 
 class PyBulletRigidBatch:
@@ -17,6 +18,8 @@ class PyBulletRigidBatch:
 
     def __init__(self, handles: list[tuple[PyBulletWorld, int]]) -> None:
         self.handles = handles
+        self._mass = np.array([w.mass(b, -1) for w, b in handles])
+        self._enabled = np.ones(len(handles), dtype=bool)
 
     @property
     def num_envs(self) -> int:
@@ -49,6 +52,51 @@ class PyBulletRigidBatch:
         """Set the lateral friction coefficient of every copy."""
         for w, b in self.handles:
             w.set_dynamics(b, -1, friction=friction)
+
+    def masses(self) -> np.ndarray:
+        """Mass of every copy (num_envs,) in kg, as PyBullet reports it (0 for a copy switched off)."""
+        return np.array([w.mass(b, -1) for w, b in self.handles])
+
+    def set_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
+        """Set the masses of the copies of ``env_ids`` (a copy switched off takes it when switched on)."""
+        for k, i in enumerate(env_ids):
+            self._mass[i] = float(masses[k])
+            if self._enabled[i]:
+                w, b = self.handles[i]
+                w.set_dynamics(b, -1, mass=self._mass[i])
+
+    def set_surface(self, env_ids: EnvIds, friction: np.ndarray | None, restitution: np.ndarray | None) -> None:
+        """Set the lateral friction and/or restitution of the copies of ``env_ids``."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            w.set_dynamics(b, -1, friction=None if friction is None else float(friction[k]),
+                           restitution=None if restitution is None else float(restitution[k]))
+
+    def set_center_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
+        """Refused: PyBullet fixes a body's inertial frame when it is created (``changeDynamics`` has no
+        centre-of-mass argument)."""
+        raise SimuloValueError(f"the PyBullet engine cannot move a built body's centre of mass (asked for "
+                               f"{offsets.tolist()!r}); give the shape its final geometry instead")
+
+    def set_scale(self, env_ids: EnvIds, scales: np.ndarray) -> None:
+        """Refused: PyBullet cannot resize a built collision shape."""
+        raise SimuloValueError(f"the PyBullet engine cannot rescale a built shape (asked for {scales.tolist()!r}); "
+                               "author the shape at its size, or use ObjectVariants with one option per size")
+
+    def apply_force(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
+        """For the next step, push the copies of ``env_ids`` at their centres of mass (world frame)."""
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            w.push(b, -1, forces[k].tolist(), torques[k].tolist())
+
+    def set_enabled(self, env_ids: EnvIds, enabled: bool) -> None:
+        """Switch copies on (their mass back: dynamic) or off (mass 0: static, so they touch no other static
+        body and stay where they are put)."""
+        for i in env_ids:
+            w, b = self.handles[i]
+            self._enabled[i] = enabled
+            w.set_dynamics(b, -1, mass=float(self._mass[i]) if enabled else 0.0)
+            w.reset_base_velocity(b, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
 
     def contact_count(self, env: int, other_body: int, link: int | None = None) -> int:
         """Contact points between this object and body ``other_body`` (optionally one of its PyBullet links)

@@ -58,6 +58,18 @@ def invert_transform(pos: Vec3, quat: Vec3) -> tuple[Vec3, Quat]:
     return inv_pos, from_pb_quat(inv_orn)
 
 
+def cone_mesh(radius: float, height: float, sides: int = 32) -> tuple[list[list[float]], list[int]]:
+    """Vertices and triangle indices of a cone (apex up, axis z, centred at mid-height) as a pyramid."""
+    angles = np.linspace(0.0, 2 * np.pi, sides, endpoint=False)
+    ring = [[radius * float(np.cos(a)), radius * float(np.sin(a)), -height / 2] for a in angles]
+    vertices = [[0.0, 0.0, height / 2], [0.0, 0.0, -height / 2], *ring]
+    indices: list[int] = []
+    for k in range(sides):
+        a, b = 2 + k, 2 + (k + 1) % sides
+        indices += [0, a, b, 1, b, a]
+    return vertices, indices
+
+
 class PyBulletWorld:
     """A PyBullet physics client in DIRECT mode (no window, CPU only).
 
@@ -82,10 +94,14 @@ class PyBulletWorld:
         self._closed = False
 
     # -- spawning ----------------------------------------------------------------------------------
-    def add_plane(self, height: float, friction: float | None, restitution: float | None) -> int:
-        """Load PyBullet's ``plane.urdf`` with its surface at ``height``."""
+    def add_plane(self, height: float, friction: float | None, restitution: float | None,
+                  contact: tuple[float, float] | None = None) -> int:
+        """Load PyBullet's ``plane.urdf`` with its surface at ``height`` (``contact``: stiffness, damping)."""
         body = p.loadURDF(PLANE_URDF, basePosition=(0.0, 0.0, height), useFixedBase=True, physicsClientId=self.cid)
         self.set_dynamics(body, -1, friction=friction, restitution=restitution)
+        if contact is not None:
+            p.changeDynamics(body, -1, contactStiffness=contact[0], contactDamping=contact[1],
+                             physicsClientId=self.cid)
         return body
 
     def load_urdf(self, path: Path, position: Vec3, quat_wxyz: Vec3, fixed_base: bool,
@@ -102,7 +118,7 @@ class PyBulletWorld:
 
         A mass of 0 makes the body static. A visual shape is added only when ``color`` is given.
         """
-        vis_kw: dict[str, float | list[float]]
+        vis_kw: dict[str, float | list[float] | list[list[float]] | list[int]]
         if kind == "box":
             col = p.createCollisionShape(p.GEOM_BOX, halfExtents=list(dims), physicsClientId=self.cid)
             vis_kw = {"halfExtents": list(dims)}
@@ -111,16 +127,39 @@ class PyBulletWorld:
             col = p.createCollisionShape(p.GEOM_SPHERE, radius=dims[0], physicsClientId=self.cid)
             vis_kw = {"radius": dims[0]}
             geom = p.GEOM_SPHERE
-        else:
+        elif kind == "cylinder":
             col = p.createCollisionShape(p.GEOM_CYLINDER, radius=dims[0], height=dims[1], physicsClientId=self.cid)
             vis_kw = {"radius": dims[0], "length": dims[1]}
             geom = p.GEOM_CYLINDER
+        else:  # a cone: PyBullet has none, so the convex hull of a 32-sided pyramid stands in for it
+            vertices, indices = cone_mesh(dims[0], dims[1])
+            col = p.createCollisionShape(p.GEOM_MESH, vertices=vertices, physicsClientId=self.cid)
+            vis_kw = {"vertices": vertices, "indices": indices}
+            geom = p.GEOM_MESH
         vis = -1
         if color is not None:
             vis = p.createVisualShape(geom, rgbaColor=[*color[:3], 1.0], physicsClientId=self.cid, **vis_kw)
         return p.createMultiBody(baseMass=mass, baseCollisionShapeIndex=col, baseVisualShapeIndex=vis,
                                  basePosition=list(position), baseOrientation=list(to_pb_quat(quat_wxyz)),
                                  physicsClientId=self.cid)
+
+    def add_heightfield(self, heights: np.ndarray, cell_size: float, position: Vec3, quat_wxyz: Vec3,
+                        friction: float | None, restitution: float | None) -> int:
+        """Create a static ``GEOM_HEIGHTFIELD`` body from heights (rows along y, columns along x).
+
+        PyBullet centres a height field on the middle of its height range; the body is shifted back so that
+        height 0 sits at ``position``.
+        """
+        rows, cols = heights.shape
+        col = p.createCollisionShape(p.GEOM_HEIGHTFIELD, meshScale=[cell_size, cell_size, 1.0],
+                                     heightfieldData=heights.reshape(-1).tolist(), numHeightfieldRows=cols,
+                                     numHeightfieldColumns=rows, physicsClientId=self.cid)
+        mid = (float(heights.max()) + float(heights.min())) / 2
+        pos, quat = multiply_transforms(position, quat_wxyz, (0.0, 0.0, mid), (1.0, 0.0, 0.0, 0.0))
+        body = p.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=col, basePosition=list(pos),
+                                 baseOrientation=list(to_pb_quat(quat)), physicsClientId=self.cid)
+        self.set_dynamics(body, -1, friction=friction, restitution=restitution)
+        return body
 
     def add_gear(self, body: int, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> int:
         """Couple two joints of one body with PyBullet's JOINT_GEAR constraint (``ratio`` -1 mirrors them)."""
@@ -163,6 +202,17 @@ class PyBulletWorld:
             kw["jointLowerLimit"], kw["jointUpperLimit"] = joint_limits
         if kw:
             p.changeDynamics(body, link, physicsClientId=self.cid, **kw)
+
+    def set_gravity(self, gravity: Sequence[float]) -> None:
+        """Set the world's gravity vector in m/s²."""
+        self.gravity = tuple(float(g) for g in gravity)
+        p.setGravity(*self.gravity, physicsClientId=self.cid)
+
+    def push(self, body: int, link: int, force: Vec3, torque: Vec3) -> None:
+        """For the next step, apply a world-frame force at a link's centre of mass and a world-frame torque."""
+        com = self.base_pose(body)[0] if link == -1 else self.link_com(body, link)
+        p.applyExternalForce(body, link, list(force), list(com), p.WORLD_FRAME, physicsClientId=self.cid)
+        p.applyExternalTorque(body, link, list(torque), p.WORLD_FRAME, physicsClientId=self.cid)
 
     def mass(self, body: int, link: int) -> float:
         """Mass of one link in kg."""

@@ -44,6 +44,14 @@ class IdealPDDrive:
         """The joint columns this drive drives."""
         return self._cols
 
+    def set_gains(self, env_ids: np.ndarray, stiffness: np.ndarray, damping: np.ndarray, num_envs: int) -> None:
+        """Set per-environment gains (len(env_ids), len(cols)); the others keep theirs."""
+        if self.stiffness.ndim == 1:
+            self.stiffness = np.tile(self.stiffness, (num_envs, 1))
+            self.damping = np.tile(self.damping, (num_envs, 1))
+        self.stiffness[env_ids] = stiffness
+        self.damping[env_ids] = damping
+
     def configure(self, data: RobotData) -> None:
         """Take the joints' effort limits (runtime hook); the engine motor tables are not used."""
         self._limit = data.effort_limit[self._cols].copy()
