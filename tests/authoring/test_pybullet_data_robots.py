@@ -4,6 +4,7 @@ and step with finite state; the checker's verdict over every URDF there is pinne
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
@@ -84,3 +85,26 @@ def test_checker_verdict_over_all_of_pybullet_data() -> None:
     assert sorted(refused) == sorted(expected)
     for name, fragment in expected.items():
         assert fragment in refused[name], (name, refused[name])
+
+
+def test_check_urdf_prints_the_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert DATA is not None
+    kuka = DATA / "kuka_iiwa" / "model.urdf"
+    assert check_urdf_cli.main([str(kuka)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{kuka}: OK (robot lbr_iiwa, 8 links, 7 joints)",
+        "  note: root link 'lbr_iiwa_link_0' has mass 0: PyBullet makes the base static (fixed to the world) even "
+        "when the robot's base is free",
+    ]
+
+
+def test_panda_reaches_the_engine_with_its_package_meshes_resolved() -> None:
+    assert DATA is not None
+    asset = simulo.Asset.from_urdf_file(DATA / "franka_panda" / "panda.urdf")
+    prepared = asset.urdf_path().read_text(encoding="utf-8")
+    assert "package://" not in prepared
+    assert f'filename="{(DATA / "franka_panda" / "meshes" / "collision" / "link0.obj").resolve()}"' in prepared
+    def without_filenames(text: str) -> str:
+        return re.sub(r'filename="[^"]*"', "", text)
+
+    assert without_filenames(prepared) == without_filenames(asset.urdf_text)  # nothing else was touched

@@ -355,8 +355,8 @@ def check_urdf(text: str, source: str = "<string>", base_dir: Path | None = None
         text: The URDF document.
         source: Name used in the error message (a file path, or ``"<string>"``).
         base_dir: The asset's folder. Mesh paths must stay inside it (or inside their ``package://`` package);
-            when given, mesh files must also exist and be loadable. Without it, mesh paths are checked by their
-            text only, and ``package://`` meshes are refused.
+            when given, mesh files must also exist and be loadable. Without it, relative mesh paths are checked
+            by their text only, and ``package://`` packages are looked for in ``ROS_PACKAGE_PATH`` only.
 
     Returns:
         A summary of the robot: name, links and joints in document order, the root link, its meshes, and notes
