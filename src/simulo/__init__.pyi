@@ -6,16 +6,103 @@ declares each one where it is defined. It must list exactly ``simulo.__all__`` w
 """
 
 from simulo.authoring.asset import Asset as Asset
+from simulo.authoring.cloud import Volume as Volume
+from simulo.authoring.cloud import callbacks as callbacks
+from simulo.authoring.cloud import save_output as save_output
 from simulo.authoring.config import ActuatorGainsConfig as ActuatorGainsConfig
 from simulo.authoring.config import ArticulationConfig as ArticulationConfig
 from simulo.authoring.config import JointConfig as JointConfig
 from simulo.authoring.config import MotorGainsConfig as MotorGainsConfig
+from simulo.authoring.contract import ActionChannel as ActionChannel
+from simulo.authoring.contract import ArrowMarker as ArrowMarker
+from simulo.authoring.contract import AssetEntity as AssetEntity
+from simulo.authoring.contract import AssetSource as AssetSource
+from simulo.authoring.contract import AxesMarker as AxesMarker
+from simulo.authoring.contract import CheckpointId as CheckpointId
+from simulo.authoring.contract import CheckpointRefIsJobError as CheckpointRefIsJobError
+from simulo.authoring.contract import ContractViolationError as ContractViolationError
+from simulo.authoring.contract import DeformableMaterial as DeformableMaterial
+from simulo.authoring.contract import DeformablePhysics as DeformablePhysics
+from simulo.authoring.contract import Digest as Digest
+from simulo.authoring.contract import DistantLight as DistantLight
+from simulo.authoring.contract import DomeLight as DomeLight
+from simulo.authoring.contract import Entity as Entity
+from simulo.authoring.contract import GroundPlane as GroundPlane
+from simulo.authoring.contract import ImportResolutionError as ImportResolutionError
+from simulo.authoring.contract import JobFailedError as JobFailedError
+from simulo.authoring.contract import JobId as JobId
+from simulo.authoring.contract import JobPublicId as JobPublicId
+from simulo.authoring.contract import LightConfig as LightConfig
+from simulo.authoring.contract import LineMarker as LineMarker
+from simulo.authoring.contract import ObjectVariants as ObjectVariants
+from simulo.authoring.contract import OrganizationId as OrganizationId
+from simulo.authoring.contract import Output as Output
+from simulo.authoring.contract import OutputKind as OutputKind
+from simulo.authoring.contract import OutputPublicId as OutputPublicId
+from simulo.authoring.contract import PackageId as PackageId
+from simulo.authoring.contract import PointMarker as PointMarker
+from simulo.authoring.contract import PolicyInput as PolicyInput
+from simulo.authoring.contract import PolicyInputSchema as PolicyInputSchema
+from simulo.authoring.contract import PolicyNetworkProtocol as PolicyNetworkProtocol
+from simulo.authoring.contract import PolicyPublicId as PolicyPublicId
+from simulo.authoring.contract import ProjectId as ProjectId
+from simulo.authoring.contract import RecordConfig as RecordConfig
+from simulo.authoring.contract import RecordingPublicId as RecordingPublicId
+from simulo.authoring.contract import ResourceId as ResourceId
+from simulo.authoring.contract import ResourceNotFoundError as ResourceNotFoundError
+from simulo.authoring.contract import ResourceUri as ResourceUri
+from simulo.authoring.contract import ResumeIncompatibleError as ResumeIncompatibleError
+from simulo.authoring.contract import RoughTerrain as RoughTerrain
+from simulo.authoring.contract import SphereMarker as SphereMarker
+from simulo.authoring.contract import SubTerrainConfig as SubTerrainConfig
+from simulo.authoring.contract import TagId as TagId
+from simulo.authoring.contract import TerrainConfig as TerrainConfig
+from simulo.authoring.contract import URDFAsset as URDFAsset
+from simulo.authoring.contract import USDAsset as USDAsset
+from simulo.authoring.contract import USDWorld as USDWorld
+from simulo.authoring.contract import Visual as Visual
+from simulo.authoring.contract import VisualMarkerBase as VisualMarkerBase
+from simulo.authoring.contract import World as World
+from simulo.authoring.contract import checkpoint_ref_is_job_hint as checkpoint_ref_is_job_hint
+from simulo.authoring.contract import parse_checkpoint_ref as parse_checkpoint_ref
+from simulo.authoring.contract import parse_job_public_id as parse_job_public_id
+from simulo.authoring.contract import parse_output_public_id as parse_output_public_id
+from simulo.authoring.contract import parse_recording_public_id as parse_recording_public_id
+from simulo.authoring.contract import policy_id_for_job as policy_id_for_job
+from simulo.authoring.materials import Material as Material
+from simulo.authoring.materials import SurfaceMaterial as SurfaceMaterial
 from simulo.authoring.pose import Pose as Pose
 from simulo.authoring.pose import Transform as Transform
+from simulo.authoring.shapes import Collision as Collision
+from simulo.authoring.shapes import Cone as Cone
 from simulo.authoring.shapes import Cuboid as Cuboid
 from simulo.authoring.shapes import Cylinder as Cylinder
+from simulo.authoring.shapes import Physics as Physics
+from simulo.authoring.shapes import PrimitiveShape as PrimitiveShape
 from simulo.authoring.shapes import RigidPhysics as RigidPhysics
 from simulo.authoring.shapes import Sphere as Sphere
+from simulo.authoring.unavailable import IMU as IMU
+from simulo.authoring.unavailable import Camera as Camera
+from simulo.authoring.unavailable import CameraSpawnConfig as CameraSpawnConfig
+from simulo.authoring.unavailable import ForceTorqueSensor as ForceTorqueSensor
+from simulo.authoring.unavailable import FrameTransformer as FrameTransformer
+from simulo.authoring.unavailable import FrameTransformerTarget as FrameTransformerTarget
+from simulo.authoring.unavailable import GripperCommand as GripperCommand
+from simulo.authoring.unavailable import GripperState as GripperState
+from simulo.authoring.unavailable import ObservationComponent as ObservationComponent
+from simulo.authoring.unavailable import ObservationSet as ObservationSet
+from simulo.authoring.unavailable import ParallelGripperActuator as ParallelGripperActuator
+from simulo.authoring.unavailable import Player as Player
+from simulo.authoring.unavailable import PolicyNetwork as PolicyNetwork
+from simulo.authoring.unavailable import RayCaster as RayCaster
+from simulo.authoring.unavailable import RayPattern as RayPattern
+from simulo.authoring.unavailable import RewardComponent as RewardComponent
+from simulo.authoring.unavailable import RewardSet as RewardSet
+from simulo.authoring.unavailable import SensorOffset as SensorOffset
+from simulo.authoring.unavailable import SurfaceGripperActuator as SurfaceGripperActuator
+from simulo.authoring.unavailable import TerminationCondition as TerminationCondition
+from simulo.authoring.unavailable import TerminationSet as TerminationSet
+from simulo.authoring.unavailable import Trainer as Trainer
 from simulo.authoring.world import Light as Light
 from simulo.authoring.world import Terrain as Terrain
 from simulo.errors import AssetError as AssetError
@@ -63,59 +150,146 @@ __version__: str
 
 def __dir__() -> list[str]: ...
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - in sorted() order, as simulo.__all__ (tests/test_public_stub.py)
+    "ActionChannel",
     "ActuatorGainsConfig",
     "App",
+    "ArrowMarker",
     "ArticulationConfig",
     "Asset",
+    "AssetEntity",
     "AssetError",
+    "AssetSource",
+    "AxesMarker",
+    "Camera",
+    "CameraSpawnConfig",
+    "CheckpointId",
+    "CheckpointRefIsJobError",
+    "Collision",
     "CollisionError",
+    "Cone",
     "ContactSensor",
+    "ContractViolationError",
     "Cuboid",
     "Cylinder",
+    "DeformableMaterial",
+    "DeformablePhysics",
     "DifferentialIKController",
+    "Digest",
+    "DistantLight",
+    "DomeLight",
+    "Entity",
     "EnvIdError",
+    "ForceTorqueSensor",
+    "FrameTransformer",
+    "FrameTransformerTarget",
+    "GripperCommand",
+    "GripperState",
+    "GroundPlane",
     "GymEnv",
     "GymVectorEnv",
+    "IMU",
+    "ImportResolutionError",
     "JobError",
+    "JobFailedError",
+    "JobId",
+    "JobPublicId",
     "JobType",
     "JointConfig",
     "LearningEnv",
     "Light",
+    "LightConfig",
+    "LineMarker",
+    "Material",
     "MissingDependencyError",
     "MotorGainsConfig",
     "NameNotFoundError",
     "NonFiniteError",
     "NotAttachedError",
+    "ObjectVariants",
+    "ObservationComponent",
+    "ObservationSet",
     "OperationalSpaceController",
+    "OrganizationId",
+    "Output",
+    "OutputKind",
+    "OutputPublicId",
     "PPOConfig",
+    "PackageId",
     "ParallelGripper",
+    "ParallelGripperActuator",
+    "Physics",
+    "Player",
+    "PointMarker",
     "PolicyCheckpoint",
+    "PolicyInput",
+    "PolicyInputSchema",
+    "PolicyNetwork",
+    "PolicyNetworkProtocol",
     "PolicyPlayer",
+    "PolicyPublicId",
     "Pose",
+    "PrimitiveShape",
+    "ProjectId",
     "Prop",
     "RLPlayer",
     "RLTrainer",
+    "RayCaster",
+    "RayPattern",
+    "RecordConfig",
+    "RecordingPublicId",
+    "ResourceId",
+    "ResourceNotFoundError",
+    "ResourceUri",
+    "ResumeIncompatibleError",
+    "RewardComponent",
+    "RewardSet",
     "RigidPhysics",
     "Robot",
+    "RoughTerrain",
     "Runtime",
     "Scene",
     "SceneError",
+    "SensorOffset",
     "ShapeError",
     "Simulation",
     "SimuloError",
     "SimuloValueError",
     "Sphere",
+    "SphereMarker",
+    "SubTerrainConfig",
+    "SurfaceGripperActuator",
+    "SurfaceMaterial",
     "SystemType",
+    "TagId",
     "Task",
     "TaskError",
+    "TerminationCondition",
+    "TerminationSet",
     "Terrain",
+    "TerrainConfig",
+    "Trainer",
     "Transform",
+    "URDFAsset",
+    "USDAsset",
+    "USDWorld",
     "UnreachableError",
     "UrdfError",
     "VideoWriter",
+    "Visual",
+    "VisualMarkerBase",
+    "Volume",
     "WorkerError",
+    "World",
     "__version__",
+    "callbacks",
+    "checkpoint_ref_is_job_hint",
     "evaluate",
+    "parse_checkpoint_ref",
+    "parse_job_public_id",
+    "parse_output_public_id",
+    "parse_recording_public_id",
+    "policy_id_for_job",
     "preview",
+    "save_output",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from simulo.errors import SimuloValueError
@@ -94,28 +94,64 @@ class Pose:
         return self.xyz == (0.0, 0.0, 0.0) and self.quat_wxyz == (1.0, 0.0, 0.0, 0.0)
 
 
-@dataclass
 class Transform:
-    """A scene node that places its children at an offset.
+    """A scene node that places its children at an offset (the SDK's ``Transform``).
 
     Items added to the scene under a Transform's path, or to the Transform itself with
-    :meth:`add`, spawn at the Transform's position (added to their own).
+    :meth:`add`, spawn at the Transform's pose (composed with their own).
 
     Args:
-        name: Node name.
-        pose: Where the node sits relative to its parent (the environment origin).
+        translation: Offset ``(x, y, z)`` in metres.
+        rotation: Orientation ``(qw, qx, qy, qz)``; ``None`` is no rotation.
+        name: Node name (simulo-local extension, keyword-only).
+        pose: The offset as a :class:`Pose` instead of ``translation``/``rotation`` (simulo-local extension,
+            keyword-only).
+
+    Raises:
+        SimuloValueError: Both ``pose`` and ``translation``/``rotation`` are given, or a value is malformed.
     """
 
-    name: str = "transform"
-    pose: Pose = field(default_factory=Pose.identity)
-    _children: list[tuple[Any, str]] = field(default_factory=list, repr=False)
+    def __init__(
+        self,
+        translation: Iterable[float] = (0.0, 0.0, 0.0),
+        rotation: Iterable[float] | None = None,
+        *,
+        name: str = "transform",
+        pose: Pose | None = None,
+    ) -> None:
+        offset = tuple(translation)
+        if pose is not None and (rotation is not None or offset != (0.0, 0.0, 0.0)):
+            raise SimuloValueError(f"Transform({name!r}) takes either pose= or translation/rotation, not both")
+        identity = (1.0, 0.0, 0.0, 0.0)
+        self._pose = pose if pose is not None else Pose(offset, identity if rotation is None else rotation)
+        self._rotation_given = pose is not None or rotation is not None
+        self.name = name
+        self._children: list[tuple[Any, str]] = []
+
+    @property
+    def translation(self) -> tuple[float, float, float]:
+        """The offset ``(x, y, z)`` in metres."""
+        return self._pose.xyz
+
+    @property
+    def rotation(self) -> tuple[float, float, float, float] | None:
+        """The orientation ``(qw, qx, qy, qz)`` (normalised), or ``None`` when none was given."""
+        return self._pose.quat_wxyz if self._rotation_given else None
+
+    @property
+    def pose(self) -> Pose:
+        """The offset as a :class:`Pose`."""
+        return self._pose
 
     def add(self, entity: Any, at: str = "") -> Transform:
-        """Attach a child item; returns the transform for chaining."""
+        """Attach a child item under the relative path ``at``; returns the transform for chaining."""
         self._children.append((entity, at))
         return self
 
     @property
     def children(self) -> list[tuple[Any, str]]:
-        """The attached children as ``(item, relative_path)`` pairs."""
+        """A copy of the attached children as ``(item, relative_path)`` pairs."""
         return list(self._children)
+
+    def __repr__(self) -> str:
+        return f"Transform(name={self.name!r}, translation={self.translation}, rotation={self.rotation})"

@@ -1,17 +1,60 @@
-"""Primitive shapes for props and fixtures (plain values)."""
+"""Primitive shapes and their physics (the SDK's ``PrimitiveShape`` family, ``Physics`` and ``Collision``).
+
+The fields and constructor parameters are the SDK's; values are validated on construction and frozen.
+simulo-local adds two keyword-only extensions: ``RigidPhysics(friction=...)`` and ``PrimitiveShape(color=...)``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NoReturn
 
 from simulo._checks import check_real
+from simulo.authoring.materials import Material
 from simulo.authoring.pose import Pose
 from simulo.errors import SimuloValueError
+
+if TYPE_CHECKING:
+    from simulo.interfaces.authoring import DeformableMaterial
 
 
 def _positive(owner: str, **values: float) -> None:
     for key, value in values.items():
         check_real(value, f"{owner}.{key}", low=0, low_open=True)
+
+
+class Collision:
+    """Whether a body collides.
+
+    As in the SDK, ``enabled`` is both a classmethod factory (``Collision.enabled()``) and, on an
+    instance, the ``bool`` attribute (``Collision.disabled().enabled is False``).
+
+    Args:
+        enabled: Whether collision is active.
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = bool(enabled)  # type: ignore[method-assign,assignment]
+
+    @classmethod
+    def enabled(cls) -> Collision:
+        """A collision setting that is on."""
+        return cls(enabled=True)
+
+    @classmethod
+    def disabled(cls) -> Collision:
+        """A collision setting that is off."""
+        return cls(enabled=False)
+
+    def __repr__(self) -> str:
+        return f"Collision(enabled={self.enabled})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Collision):
+            return NotImplemented
+        return self.enabled == other.enabled
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -20,13 +63,18 @@ class RigidPhysics:
 
     Attributes:
         mass: Mass in kg (> 0).
-        friction: Lateral friction coefficient; ``None`` keeps the engine default (0.5 on PyBullet).
+        collision: Collision setting; ``None`` collides.
         kinematic: If True the body is fixed in place (a fixture); ``mass`` is then ignored.
+        activate_contact_sensors: Accepted as in the SDK; contacts are always reported on PyBullet.
+        friction: Lateral friction coefficient; ``None`` keeps the engine default (0.5 on PyBullet).
+            A simulo-local extension, keyword-only.
     """
 
     mass: float = 1.0
-    friction: float | None = None
+    collision: Collision | None = None
     kinematic: bool = False
+    activate_contact_sensors: bool = False
+    friction: float | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         _positive("RigidPhysics", mass=self.mass)
@@ -34,20 +82,73 @@ class RigidPhysics:
             check_real(self.friction, "RigidPhysics.friction", low=0)
 
 
+class Physics:
+    """Factories for a shape's ``physics`` (the SDK's ``simulo.Physics``)."""
+
+    @staticmethod
+    def rigid(
+        mass: float = 1.0,
+        collision: Collision | None = None,
+        kinematic: bool = False,
+        activate_contact_sensors: bool = False,
+    ) -> RigidPhysics:
+        """A rigid body: ``mass`` in kg; ``kinematic=True`` fixes it in place."""
+        return RigidPhysics(mass=mass, collision=collision, kinematic=kinematic,
+                            activate_contact_sensors=activate_contact_sensors)
+
+    @staticmethod
+    def deformable(material: DeformableMaterial | None = None) -> NoReturn:
+        """Deformable bodies: not available on the PyBullet engine.
+
+        Raises:
+            NotImplementedError: Always; simulo-local simulates rigid bodies only.
+        """
+        raise NotImplementedError("Physics.deformable is not available in simulo-local (PyBullet simulates rigid "
+                                  "bodies only); use Physics.rigid(...)")
+
+
 @dataclass(frozen=True)
-class _Shape:
+class PrimitiveShape:
+    """Base of the primitive shapes.
+
+    Attributes:
+        name: Item name.
+        pose: Where the shape sits (relative to its parent).
+        material: Surface material; its colour is the shape's colour unless ``color`` is given.
+        physics: ``None`` for a static fixture, a :class:`RigidPhysics` for a rigid body.
+        color: RGB in 0..1 for recordings (simulo-local extension, keyword-only).
+    """
+
     name: str
     pose: Pose = field(default_factory=Pose.identity)
+    material: Material | None = None
     physics: RigidPhysics | None = None
-    color: tuple[float, float, float] | None = None
+    color: tuple[float, float, float] | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.color is None and self.material is not None:
+            object.__setattr__(self, "color", self.material.color)
 
     def engine_geometry(self) -> tuple[str, tuple[float, ...]]:
         """``(kind, dims)`` as the engine creates the shape; each concrete shape defines it."""
-        raise NotImplementedError(f"{type(self).__name__} is not a concrete shape; use Cuboid, Sphere or Cylinder")
+        raise NotImplementedError(f"{type(self).__name__} is not a shape the PyBullet engine can create; "
+                                  "use Cuboid, Sphere or Cylinder")
 
 
 @dataclass(frozen=True)
-class Cuboid(_Shape):
+class Cone(PrimitiveShape):
+    """A cone of base ``radius`` and ``height`` m. PyBullet has no cone, so it cannot be simulated here."""
+
+    radius: float = 0.5
+    height: float = 1.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _positive(f"Cone({self.name!r})", radius=self.radius, height=self.height)
+
+
+@dataclass(frozen=True)
+class Cuboid(PrimitiveShape):
     """A box. ``size`` is the full edge lengths ``(x, y, z)`` in m.
 
     Without ``physics`` the box is a static fixture; with it, a dynamic rigid body.
@@ -56,6 +157,7 @@ class Cuboid(_Shape):
     size: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if not hasattr(self.size, "__len__") or len(self.size) != 3:
             raise SimuloValueError(f"Cuboid({self.name!r}).size must be (x, y, z), got {self.size!r}")
         _positive(f"Cuboid({self.name!r})", **{f"size[{i}]": s for i, s in enumerate(self.size)})
@@ -66,12 +168,13 @@ class Cuboid(_Shape):
 
 
 @dataclass(frozen=True)
-class Sphere(_Shape):
+class Sphere(PrimitiveShape):
     """A sphere of ``radius`` m."""
 
     radius: float = 0.5
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _positive(f"Sphere({self.name!r})", radius=self.radius)
 
     def engine_geometry(self) -> tuple[str, tuple[float, ...]]:
@@ -80,13 +183,14 @@ class Sphere(_Shape):
 
 
 @dataclass(frozen=True)
-class Cylinder(_Shape):
+class Cylinder(PrimitiveShape):
     """A cylinder of ``radius`` and ``height`` m along its z axis."""
 
     radius: float = 0.5
     height: float = 1.0
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _positive(f"Cylinder({self.name!r})", radius=self.radius, height=self.height)
 
     def engine_geometry(self) -> tuple[str, tuple[float, ...]]:

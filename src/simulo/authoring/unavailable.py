@@ -1,0 +1,185 @@
+"""Honest placeholders for SDK names that simulo-local does not implement (yet).
+
+Each name resolves from ``import simulo`` and can be named in annotations, ``isinstance`` checks and base
+class lists, so an app written for the SDK imports unchanged. Using one — constructing it or calling it —
+raises at once with a message that says what is missing and what to do locally. Nothing here pretends to work.
+
+* :class:`NotYetAvailable` subclasses are engine features another part of simulo-local will provide; they
+  raise :class:`NotImplementedError`.
+* Cloud-only names (:mod:`simulo.authoring.cloud`) have no local meaning; they raise :class:`CloudOnlyError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from simulo.errors import SimuloError
+
+#: The issue that tracks the SDK surface simulo-local still lacks.
+ISSUE = 9
+
+
+class CloudOnlyError(SimuloError, NotImplementedError):
+    """A name of the SDK that only means something on the Simulo cloud platform was used locally."""
+
+
+class NotYetAvailable:
+    """Base of the placeholders: constructing one raises :class:`NotImplementedError`.
+
+    Subclasses set ``_missing`` (what simulo-local lacks), optionally ``_instead`` (what to use meanwhile).
+    """
+
+    _missing: ClassVar[str] = "this SDK name"
+    _instead: ClassVar[str] = ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        instead = f"; meanwhile {self._instead}" if self._instead else ""
+        raise NotImplementedError(f"simulo.{type(self).__name__} ({self._missing}) is not available in "
+                                  f"simulo-local yet (issue {ISSUE}){instead}")
+
+
+class Camera(NotYetAvailable):
+    """The SDK's camera sensor."""
+
+    _missing = "a rendering camera sensor"
+    _instead = "use simulo.VideoWriter to record a run"
+
+
+class CameraSpawnConfig(NotYetAvailable):
+    """Spawn settings of a :class:`Camera`."""
+
+    _missing = "camera spawn settings"
+
+
+class SensorOffset(NotYetAvailable):
+    """A sensor's offset from the link it is mounted on."""
+
+    _missing = "sensor mount offsets"
+
+
+class IMU(NotYetAvailable):
+    """An inertial measurement unit sensor."""
+
+    _missing = "an IMU sensor"
+    _instead = "read robot.state (body velocities)"
+
+
+class RayCaster(NotYetAvailable):
+    """A ray-casting (height scan, lidar) sensor."""
+
+    _missing = "a ray-casting sensor"
+
+
+class RayPattern(NotYetAvailable):
+    """The ray layout of a :class:`RayCaster`."""
+
+    _missing = "ray patterns"
+
+
+class ForceTorqueSensor(NotYetAvailable):
+    """A joint force-torque sensor."""
+
+    _missing = "a force-torque sensor"
+    _instead = "use simulo.ContactSensor for contact forces"
+
+
+class FrameTransformer(NotYetAvailable):
+    """A sensor reporting frames relative to a source frame."""
+
+    _missing = "a frame-transformer sensor"
+    _instead = "read body poses from robot.state"
+
+
+class FrameTransformerTarget(NotYetAvailable):
+    """A target frame of a :class:`FrameTransformer`."""
+
+    _missing = "frame-transformer targets"
+
+
+class ParallelGripperActuator(NotYetAvailable):
+    """The SDK's parallel-jaw gripper actuator."""
+
+    _missing = "the SDK's parallel gripper actuator"
+    _instead = "use simulo.ParallelGripper"
+
+
+class SurfaceGripperActuator(NotYetAvailable):
+    """A suction (surface) gripper actuator."""
+
+    _missing = "a surface (suction) gripper"
+
+
+class GripperCommand(NotYetAvailable):
+    """A command to a gripper actuator."""
+
+    _missing = "gripper commands"
+    _instead = "use simulo.ParallelGripper's methods"
+
+
+class GripperState(NotYetAvailable):
+    """The state a gripper actuator reports."""
+
+    _missing = "gripper states"
+
+
+class ObservationComponent(NotYetAvailable):
+    """Base of one observation term."""
+
+    _missing = "observation components"
+    _instead = "compute observations in Task.get_observations"
+
+
+class ObservationSet(NotYetAvailable):
+    """A set of observation components."""
+
+    _missing = "observation sets"
+    _instead = "compute observations in Task.get_observations"
+
+
+class RewardComponent(NotYetAvailable):
+    """Base of one reward term."""
+
+    _missing = "reward components"
+    _instead = "compute rewards in Task.get_rewards"
+
+
+class RewardSet(NotYetAvailable):
+    """A weighted set of reward components."""
+
+    _missing = "reward sets"
+    _instead = "compute rewards in Task.get_rewards"
+
+
+class TerminationCondition(NotYetAvailable):
+    """Base of one termination condition."""
+
+    _missing = "termination conditions"
+    _instead = "compute terminations in Task.get_dones"
+
+
+class TerminationSet(NotYetAvailable):
+    """A set of termination conditions."""
+
+    _missing = "termination sets"
+    _instead = "compute terminations in Task.get_dones"
+
+
+class Player(NotYetAvailable):
+    """Base of the SDK's policy players."""
+
+    _missing = "the Player base class"
+    _instead = "use simulo.RLPlayer or simulo.PolicyPlayer"
+
+
+class Trainer(NotYetAvailable):
+    """Base of the SDK's trainers."""
+
+    _missing = "the Trainer base class"
+    _instead = "use simulo.RLTrainer"
+
+
+class PolicyNetwork(NotYetAvailable):
+    """A loaded policy network."""
+
+    _missing = "policy networks loaded by checkpoint.load()"
+    _instead = "use simulo.PolicyPlayer with a local checkpoint"
