@@ -50,6 +50,7 @@ class MeshCheck:
     empty: str | None = None
 
 
+_CACHE_SIZE = 4096
 _cache: dict[tuple[str, int, int], MeshCheck] = {}
 
 
@@ -66,6 +67,8 @@ def check_mesh_file(path: Path) -> MeshCheck:
         stat = path.stat()
         key = (str(path), stat.st_size, stat.st_mtime_ns)
         if key not in _cache:
+            if len(_cache) >= _CACHE_SIZE:
+                _cache.clear()
             _cache[key] = _check(path, path.read_bytes())
     except OSError as exc:
         return MeshCheck(f"cannot be read: {exc.strerror or exc}")
