@@ -1,8 +1,19 @@
 """simulo-local: run apps written against the ``simulo`` authoring contract on your own computer.
 
 ``import simulo`` is lean: it imports neither ``pybullet`` nor ``numpy`` nor ``torch``. Every public
-name below resolves on first use (PEP 562). If the PyPI package ``simulo-interfaces`` is installed,
-``simulo.interfaces`` resolves to it as well (the namespace is extended with ``pkgutil``).
+name below resolves on first use (PEP 562). ``simulo.interfaces`` is the ``simulo-interfaces`` package
+(the namespace is extended with ``pkgutil``).
+
+The names are the SDK 0.34.0's top-level ``__all__`` (``tests/test_sdk_names.py``) plus simulo-local's own
+(errors, ``MotorGainsConfig``, ``ParallelGripper``, ...). Three kinds:
+
+* simulo-local's classes, including the value types the runtime consumes (``Pose``, the primitives, the
+  robot configurations): validated, frozen, and shaped as simulo-interfaces' (tests/authoring/
+  test_value_types_match_sdk.py);
+* simulo-interfaces' own definitions (ids, ``parse_*``, cloud errors, markers, ``RecordConfig``, ...), from
+  :mod:`simulo.authoring.contract`, which imports ``simulo.interfaces`` (~100 ms) on first use;
+* placeholders that raise when used: :mod:`simulo.authoring.unavailable` (not in simulo-local yet) and
+  :mod:`simulo.authoring.cloud` (cloud-only).
 """
 
 from __future__ import annotations

@@ -137,7 +137,10 @@ class PrimitiveShape:
 
 @dataclass(frozen=True)
 class Cone(PrimitiveShape):
-    """A cone of base ``radius`` and ``height`` m. PyBullet has no cone, so it cannot be simulated here."""
+    """A cone of base ``radius`` and ``height`` m along its z axis.
+
+    PyBullet has no cone primitive; the engine layer builds a convex approximation (:mod:`simulo.sim.geometry`).
+    """
 
     radius: float = 0.5
     height: float = 1.0
