@@ -67,15 +67,19 @@ def test_restitution_makes_a_dropped_ball_bounce() -> None:
         assert peak[1] > 0.3  # 0.9: it comes back most of the way
 
 
-def test_a_heavier_robot_accelerates_less_and_needs_more_gravity_compensation(cartpole) -> None:
+def test_a_heavier_robot_accelerates_less_and_has_a_heavier_mass_matrix(cartpole) -> None:
     scene = simulo.Scene(num_envs=6)
     robot = simulo.Robot(cartpole)
     scene.add(robot, at="/World/Cartpole")
     with simulo.Simulation(scene) as sim:
         robot.set_joint_state(np.tile([0.0, 0.5], (6, 1)))
         before_g = np.asarray(robot.get_gravity_compensation())
+        before_m = np.asarray(robot.get_mass_matrix())
         robot.set_mass(robot.data.batch.link_masses()[SUBSET] * 3.0, env_ids=SUBSET)
         after_g = np.asarray(robot.get_gravity_compensation())
+        after_m = np.asarray(robot.get_mass_matrix())  # summed from the links: PyBullet's own one is stale
+        np.testing.assert_allclose(after_m[SUBSET], before_m[SUBSET] * 3.0, rtol=1e-9)
+        np.testing.assert_allclose(after_m[OTHERS], before_m[OTHERS], rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(after_g[SUBSET, 1], before_g[SUBSET, 1] * 3.0, rtol=1e-9)
         np.testing.assert_array_equal(after_g[OTHERS], before_g[OTHERS])
         robot.set_joint_state(np.zeros((6, 2)))  # pole upright: gravity does not move the cart at first
@@ -135,3 +139,14 @@ def test_what_pybullet_cannot_change_is_refused(cartpole) -> None:
             robot.set_center_of_mass(np.zeros((1, 3, 3)))
         with pytest.raises(SimuloValueError, match="has no joint armature"):
             robot.set_joint_armature(np.zeros((1, 2)))
+
+
+def test_the_summed_mass_matrix_equals_pybullets_own(arm) -> None:
+    scene = simulo.Scene(num_envs=2)
+    robot = simulo.Robot(arm)
+    scene.add(robot, at="/World/Arm")
+    with simulo.Simulation(scene):
+        robot.set_joint_state(np.random.default_rng(1).uniform(-0.5, 0.5, (2, robot.num_joints)))
+        own = np.asarray(robot.get_mass_matrix())
+        robot.set_mass(robot.data.batch.link_masses())  # the same masses: from now on the matrix is summed
+        np.testing.assert_allclose(robot.get_mass_matrix(), own, rtol=1e-7, atol=1e-12)

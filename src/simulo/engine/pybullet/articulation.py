@@ -56,6 +56,8 @@ class PyBulletArticulationBatch(JointCommander):
         for link in range(self.num_links):
             pos, quat = world.inertial_offset(body, link)
             self._com_points.append((rotation_matrix(quat).T @ np.asarray(pos)).tolist())
+        #: whether a mass was changed after loading (see mass_matrices)
+        self._masses_edited = False
         super().__init__(handles, self.joint_indices)
         self.disable_motors(range(len(handles)))
 
@@ -198,11 +200,35 @@ class PyBulletArticulationBatch(JointCommander):
         return out
 
     def mass_matrices(self, q: np.ndarray) -> np.ndarray:
-        """Joint-space mass matrices (num_envs, num_joints, num_joints)."""
+        """Joint-space mass matrices (num_envs, num_joints, num_joints).
+
+        PyBullet's ``calculateMassMatrix`` keeps the masses the model was loaded with (its inverse-dynamics tree
+        is cached), so once a mass has been changed the matrix is summed from the links instead:
+        ``sum(m Jv^T Jv + Jw^T I Jw)`` over the centre-of-mass Jacobians.
+        """
         n = len(self._joints)
         out = np.empty((self.num_envs, n, n))
         for i, (w, b) in enumerate(self.handles):
-            out[i] = w.mass_matrix(b, q[i].tolist())[-n:, -n:]
+            if self._masses_edited:
+                out[i] = self._summed_mass_matrix(w, b, q[i].tolist())
+            else:
+                out[i] = w.mass_matrix(b, q[i].tolist())[-n:, -n:]
+        return out
+
+    def _summed_mass_matrix(self, w: PyBulletWorld, b: int, q: list[float]) -> np.ndarray:
+        n = len(self._joints)
+        out = np.zeros((n, n))
+        base_rot = rotation_matrix(w.base_pose(b)[1])
+        frames = np.asarray(w.link_frames(b, list(range(self.num_links))) if self.num_links else []).reshape(-1, 7)
+        for link in range(self.num_links):
+            mass = w.mass(b, link)
+            lin, ang = w.jacobian(b, link, self._com_points[link], q, self._zeros)
+            jv, jw = lin[:, -n:], ang[:, -n:]
+            _, inertial_quat = w.inertial_offset(b, link)
+            _, world_quat = multiply_transforms([0.0, 0.0, 0.0], frames[link][3:], [0.0, 0.0, 0.0], inertial_quat)
+            rot = base_rot.T @ rotation_matrix(world_quat)  # inertial axes in the base axes of the Jacobian
+            inertia = rot @ np.diag(w.inertia_diagonal(b, link)) @ rot.T
+            out += mass * jv.T @ jv + jw.T @ inertia @ jw
         return out
 
     def gravity_torques(self, q: np.ndarray) -> np.ndarray:
@@ -229,6 +255,7 @@ class PyBulletArticulationBatch(JointCommander):
     # -- model edits ---------------------------------------------------------------------------------
     def scale_masses(self, factor: float) -> None:
         """Multiply every link mass by ``factor``."""
+        self._masses_edited = True
         for w, b in self.handles:
             for link in range(-1, self.num_links):
                 w.set_dynamics(b, link, mass=w.mass(b, link) * factor)
@@ -251,6 +278,7 @@ class PyBulletArticulationBatch(JointCommander):
 
     def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
         """Set the body masses (len(env_ids), B) of the copies of ``env_ids``."""
+        self._masses_edited = True
         for k, i in enumerate(env_ids):
             w, b = self.handles[i]
             for link in range(-1, self.num_links):

@@ -218,6 +218,10 @@ class PyBulletWorld:
         """Mass of one link in kg."""
         return p.getDynamicsInfo(body, link, physicsClientId=self.cid)[0]
 
+    def inertia_diagonal(self, body: int, link: int) -> Vec3:
+        """Principal moments of inertia of one link (kg·m², in its inertial frame)."""
+        return p.getDynamicsInfo(body, link, physicsClientId=self.cid)[2]
+
     def inertial_offset(self, body: int, link: int) -> tuple[Vec3, Quat]:
         """Position and quaternion of a link's centre of mass in its link frame."""
         info = p.getDynamicsInfo(body, link, physicsClientId=self.cid)
