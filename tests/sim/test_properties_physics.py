@@ -150,3 +150,27 @@ def test_the_summed_mass_matrix_equals_pybullets_own(arm) -> None:
         own = np.asarray(robot.get_mass_matrix())
         robot.set_mass(robot.data.batch.link_masses())  # the same masses: from now on the matrix is summed
         np.testing.assert_allclose(robot.get_mass_matrix(), own, rtol=1e-7, atol=1e-12)
+
+
+def test_a_contact_sensor_sees_the_active_variant(arm) -> None:
+    from simulo.sim.variants import ObjectVariants
+
+    scene = simulo.Scene(num_envs=2)
+    robot = simulo.Robot(arm)
+    scene.add(robot, at="/World/Arm")
+    options = [simulo.Sphere(name="ball", radius=0.03), simulo.Cuboid(name="box", size=(0.05,) * 3)]
+    scene.add(simulo.Sphere(name="thing", physics=simulo.RigidPhysics(mass=0.05)), at="/World",
+              variants=ObjectVariants(options, mode="pool"))
+    thing = scene.get_items()[-1]["item"]
+    touch = simulo.ContactSensor(other=thing, name="touch")
+    robot.add_sensor(touch, attach_to=".*")
+    with simulo.Simulation(scene) as sim:
+        thing.set_variant([1], env_ids=[1])
+        above = np.asarray(thing.state.pose).copy()
+        above[:, :3] = np.asarray(robot.get_body_pose("base_link"))[:, :3] + [0.0, 0.0, 0.3]
+        thing.set_pose(above)  # dropped onto the arm's base
+        most = np.zeros(2, dtype=np.int64)
+        for _ in range(60):
+            sim.step(2)
+            most = np.maximum(most, np.asarray(touch.read()))
+        assert most[0] >= 1 and most[1] > most[0]  # a ball touches at a point, a box's face at its corners

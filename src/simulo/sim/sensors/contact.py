@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulo.errors import NotAttachedError, SimuloValueError
+from simulo.sim.variants import VariantBatch
 
 if TYPE_CHECKING:
     from simulo.sim.prop import Prop
@@ -68,20 +69,25 @@ class ContactSensor:
             raise NotAttachedError("ContactSensor is read after the simulation has attached its robot and prop")
         return self._data
 
+    def _contacts(self, data: RobotData, bodies: list[int] | None) -> np.ndarray:
+        """Contact counts with the other prop; a prop with variants sums its options (parked ones touch nothing)."""
+        other = self.other.data.batch
+        options = other.batches if isinstance(other, VariantBatch) else [other]
+        return np.sum([data.batch.contact_counts(o, bodies) for o in options], axis=0)
+
     def read_per_body(self) -> Any:
         """Contact points per watched body (num_envs, len(bodies))."""
         data = self._require()
-        counts = data.batch.contact_counts(self.other.data.batch, self._bodies)
+        counts = self._contacts(data, self._bodies)
         return data.tensors.out(counts.astype(np.int64))
 
     def read(self) -> Any:
         """Total contact points with the prop per environment (num_envs,)."""
         data = self._require()
-        other = self.other.data.batch
         if len(self._bodies) == len(data.body_names):
-            counts = data.batch.contact_counts(other, None)
+            counts = self._contacts(data, None)
         else:
-            counts = data.batch.contact_counts(other, self._bodies).sum(axis=1)
+            counts = self._contacts(data, self._bodies).sum(axis=1)
         return data.tensors.out(np.asarray(counts, dtype=np.int64))
 
     def update(self, dt: float) -> None:
