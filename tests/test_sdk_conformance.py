@@ -27,9 +27,8 @@ from typing import Any
 import pytest
 
 import simulo
-
-interfaces = pytest.importorskip("simulo.interfaces")
-from simulo.interfaces import authoring, runtime  # noqa: E402
+import simulo.interfaces as interfaces
+from simulo.interfaces import authoring, runtime
 
 #: Protocol -> the simulo classes that implement it, as ``"module:Class"`` (none: see EXCLUSIONS).
 IMPLEMENTATIONS: dict[str, list[str]] = {

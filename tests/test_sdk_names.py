@@ -72,8 +72,9 @@ def test_cloud_only_names_raise_a_simulo_error_that_says_so() -> None:
 
 
 def test_contract_names_are_simulo_interfaces_own_objects() -> None:
-    interfaces = pytest.importorskip("simulo.interfaces")
-    authoring = pytest.importorskip("simulo.interfaces.authoring")
+    import simulo.interfaces as interfaces
+    import simulo.interfaces.authoring as authoring
+
     for name, module in simulo._LAZY.items():
         if module == "simulo.authoring.contract":
             source = authoring if hasattr(authoring, name) else interfaces

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 import simulo
-
-sdk = pytest.importorskip("simulo.interfaces.authoring")
+import simulo.interfaces.authoring as sdk
 
 #: Names whose simulo class is our own and must match the SDK's.
 OWN = ("Pose", "Transform", "PrimitiveShape", "Cone", "Cuboid", "Sphere", "Cylinder", "Collision", "RigidPhysics",
