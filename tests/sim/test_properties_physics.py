@@ -133,8 +133,6 @@ def test_what_pybullet_cannot_change_is_refused(cartpole) -> None:
     with sim, simulo.Simulation(scene):
         with pytest.raises(SimuloValueError, match="cannot move a built body's centre of mass"):
             box.set_center_of_mass(np.zeros((1, 1, 3)), env_ids=[2])
-        with pytest.raises(SimuloValueError, match="cannot rescale a built shape"):
-            box.set_scale(np.full((6, 1, 3), 2.0))
         with pytest.raises(SimuloValueError, match="cannot move a loaded link's centre of mass"):
             robot.set_center_of_mass(np.zeros((1, 3, 3)))
         with pytest.raises(SimuloValueError, match="has no joint armature"):
@@ -174,3 +172,34 @@ def test_a_contact_sensor_sees_the_active_variant(arm) -> None:
             sim.step(2)
             most = np.maximum(most, np.asarray(touch.read()))
         assert most[0] >= 1 and most[1] > most[0]  # a ball touches at a point, a box's face at its corners
+
+
+def test_scale_rebuilds_the_selected_boxes_at_their_new_size() -> None:
+    box, sim = box_on_ground()
+    with sim:
+        sim.step(120)
+        box.set_friction(np.full((6, 1), 0.3))
+        box.set_scale(np.tile([1.0, 1.0, 3.0], (3, 1, 1)), env_ids=SUBSET)  # 0.3 m tall
+        box.set_pose(np.asarray(box.default_pose)[SUBSET] + [0, 0, 0.2, 0, 0, 0, 0], env_ids=SUBSET)
+        sim.step(240)
+        z = np.asarray(box.state.pose)[:, 2]
+        np.testing.assert_allclose(z[SUBSET], 0.15, atol=3e-3)
+        np.testing.assert_allclose(z[OTHERS], 0.05, atol=3e-3)
+        push = np.zeros((6, 1, 3))
+        push[:, 0, 0] = 2.0  # mu m g = 0.3 * 1.0 * 9.81 = 2.9 N: the kept friction holds every box
+        box.apply_external_force(push, np.zeros((6, 1, 3)))
+        start = np.asarray(box.state.pose)[:, 0].copy()
+        sim.step(60)
+        np.testing.assert_allclose(np.asarray(box.state.pose)[:, 0], start, atol=2e-3)
+        with pytest.raises(SimuloValueError, match="scales must be > 0.0"):
+            box.set_scale(np.zeros((1, 1, 3)), env_ids=[0])
+
+
+def test_a_sphere_scales_evenly_only() -> None:
+    scene = simulo.Scene(num_envs=2)
+    ball = simulo.Prop(simulo.Sphere(name="ball", radius=0.05, physics=simulo.RigidPhysics(mass=0.1)))
+    scene.add(ball, at="/World")
+    with simulo.Simulation(scene):
+        with pytest.raises(SimuloValueError, match=r"a sphere keeps its shape when scaled: it needs all three "
+                                                   r"factors equal, got \[1\.0, 1\.0, 2\.0\] at row 1"):
+            ball.set_scale(np.array([[[2.0, 2.0, 2.0]], [[1.0, 1.0, 2.0]]]))

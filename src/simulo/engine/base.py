@@ -120,10 +120,11 @@ class RigidBatch(Protocol):
         ...
 
     def set_scale(self, env_ids: EnvIds, scales: np.ndarray) -> None:
-        """Rescale the shapes of ``env_ids`` by ``scales`` (len(env_ids), 3) relative to their built size.
+        """Rescale the shapes of ``env_ids`` to ``scales`` (len(env_ids), 3) times their built size.
 
         Raises:
-            SimuloValueError: The engine cannot rescale a built shape (before changing anything).
+            SimuloValueError: The shape cannot take that scale (a sphere scaled unevenly), or the engine cannot
+                rescale a built shape (before changing anything).
         """
         ...
 

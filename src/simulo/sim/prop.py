@@ -170,7 +170,8 @@ class Prop:
         properties.prop_set_surface(self._require("set_restitution"), values, env_ids, "restitution")
 
     def set_scale(self, values: Any, env_ids: Any = None) -> None:
-        """Set the scale (len(env_ids), 1, 3) relative to the authored size; the PyBullet engine refuses."""
+        """Set the scale (len(env_ids), 1, 3) relative to the authored size (a sphere evenly; a cylinder or cone
+        with equal x and y). PyBullet rebuilds the body, keeping its pose, velocity, mass and surface."""
         properties.prop_set_scale(self._require("set_scale"), values, env_ids)
 
     def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:

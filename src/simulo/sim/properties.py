@@ -163,7 +163,7 @@ def prop_set_surface(data: PropData, values: Any, env_ids: Any, what: str) -> No
 
 
 def prop_set_scale(data: PropData, values: Any, env_ids: Any) -> None:
-    """Set the prop's scale (K, 1, 3) relative to its authored size, > 0 (the PyBullet engine refuses)."""
+    """Set the prop's scale (K, 1, 3) relative to its authored size, > 0."""
     ids = data.tensors.env_ids(env_ids, data.num_envs)
     scales = batch_values(data.tensors, values, (len(ids), 1, 3), "scales", low=0.0, positive=True)
     data.batch.set_scale(ids, scales[:, 0])

@@ -56,7 +56,8 @@ class PyBulletArticulationBatch(JointCommander):
         for link in range(self.num_links):
             pos, quat = world.inertial_offset(body, link)
             self._com_points.append((rotation_matrix(quat).T @ np.asarray(pos)).tolist())
-        #: whether a mass was changed after loading (see mass_matrices)
+        #: whether PyBullet has built (and cached) its inverse-dynamics tree, and whether a mass changed since
+        self._tree_built = False
         self._masses_edited = False
         super().__init__(handles, self.joint_indices)
         self.disable_motors(range(len(handles)))
@@ -185,6 +186,7 @@ class PyBulletArticulationBatch(JointCommander):
         PyBullet's ``calculateJacobian`` takes the point relative to the link (URDF) frame and answers in the
         axes of the base's centre-of-mass frame, so the result is rotated into world axes here.
         """
+        self._tree_built = True
         n = len(self._joints)
         out = np.zeros((self.num_envs, len(bodies), 6, n))
         zeros = self._zeros
@@ -202,10 +204,11 @@ class PyBulletArticulationBatch(JointCommander):
     def mass_matrices(self, q: np.ndarray) -> np.ndarray:
         """Joint-space mass matrices (num_envs, num_joints, num_joints).
 
-        PyBullet's ``calculateMassMatrix`` keeps the masses the model was loaded with (its inverse-dynamics tree
-        is cached), so once a mass has been changed the matrix is summed from the links instead:
-        ``sum(m Jv^T Jv + Jw^T I Jw)`` over the centre-of-mass Jacobians.
+        PyBullet's ``calculateMassMatrix`` keeps the masses its inverse-dynamics tree was built with (the tree is
+        built at the first dynamics query and cached), so once a mass has changed after that the matrix is
+        summed from the links instead: ``sum(m Jv^T Jv + Jw^T I Jw)`` over the centre-of-mass Jacobians.
         """
+        self._tree_built = True
         n = len(self._joints)
         out = np.empty((self.num_envs, n, n))
         for i, (w, b) in enumerate(self.handles):
@@ -238,6 +241,7 @@ class PyBulletArticulationBatch(JointCommander):
         of the base's current orientation: PyBullet's ``calculateInverseDynamics`` ignores the orientation of
         a fixed base and refuses a floating base given joint positions only.
         """
+        self._tree_built = True
         n = len(self._joints)
         out = np.zeros((self.num_envs, n))
         zeros = self._zeros
@@ -255,7 +259,7 @@ class PyBulletArticulationBatch(JointCommander):
     # -- model edits ---------------------------------------------------------------------------------
     def scale_masses(self, factor: float) -> None:
         """Multiply every link mass by ``factor``."""
-        self._masses_edited = True
+        self._masses_edited = self._masses_edited or self._tree_built
         for w, b in self.handles:
             for link in range(-1, self.num_links):
                 w.set_dynamics(b, link, mass=w.mass(b, link) * factor)
@@ -278,7 +282,7 @@ class PyBulletArticulationBatch(JointCommander):
 
     def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
         """Set the body masses (len(env_ids), B) of the copies of ``env_ids``."""
-        self._masses_edited = True
+        self._masses_edited = self._masses_edited or self._tree_built
         for k, i in enumerate(env_ids):
             w, b = self.handles[i]
             for link in range(-1, self.num_links):

@@ -138,7 +138,7 @@ class PyBulletEngine:
             body = world.add_shape(kind, dims, mass, poses[i, :3], poses[i, 3:], color)
             self._isolate(i, body)
             handles.append((world, body))
-        return PyBulletRigidBatch(handles)
+        return PyBulletRigidBatch(handles, kind, dims, color, self._isolate)
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
         """RGB image (height, width, 3) of the world holding environment ``env`` (world coordinates)."""

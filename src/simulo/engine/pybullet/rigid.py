@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from simulo.engine.base import EnvIds
@@ -16,8 +18,10 @@ class PyBulletRigidBatch:
         handles: ``(world, body id)`` of each environment's copy, in environment order.
     """
 
-    def __init__(self, handles: list[tuple[PyBulletWorld, int]]) -> None:
+    def __init__(self, handles: list[tuple[PyBulletWorld, int]], kind: str = "box", dims: Sequence[float] = (),
+                 color: Sequence[float] | None = None, isolate: Callable[[int, int], None] | None = None) -> None:
         self.handles = handles
+        self._kind, self._dims, self._color, self._isolate = kind, tuple(dims), color, isolate
         self._mass = np.array([w.mass(b, -1) for w, b in handles])
         self._enabled = np.ones(len(handles), dtype=bool)
 
@@ -79,9 +83,37 @@ class PyBulletRigidBatch:
                                f"{offsets.tolist()!r}); give the shape its final geometry instead")
 
     def set_scale(self, env_ids: EnvIds, scales: np.ndarray) -> None:
-        """Refused: PyBullet cannot resize a built collision shape."""
-        raise SimuloValueError(f"the PyBullet engine cannot rescale a built shape (asked for {scales.tolist()!r}); "
-                               "author the shape at its size, or use ObjectVariants with one option per size")
+        """Rebuild the copies of ``env_ids`` at ``scales`` (len(env_ids), 3) times their built size, keeping pose,
+        velocity, mass, surface and collision filter. PyBullet cannot resize a shape in place.
+
+        Raises:
+            SimuloValueError: A sphere scaled unevenly, or a cylinder or cone whose x and y factors differ
+                (checked before anything changes).
+        """
+        uneven = scales[:, 0] != scales[:, 1]
+        if self._kind == "sphere":
+            uneven |= scales[:, 1] != scales[:, 2]
+        if self._kind != "box" and uneven.any():
+            row = int(np.flatnonzero(uneven)[0])
+            rule = "all three factors equal" if self._kind == "sphere" else "equal x and y factors"
+            raise SimuloValueError(f"a {self._kind} keeps its shape when scaled: it needs {rule}, got "
+                                   f"{scales[row].tolist()} at row {row}")
+        for k, i in enumerate(env_ids):
+            w, b = self.handles[i]
+            pos, quat = w.base_pose(b)
+            lin, ang = w.base_velocity(b)
+            friction, restitution = w.surface(b, -1)
+            s = scales[k]
+            dims = {"box": [d * f for d, f in zip(self._dims, s)], "sphere": [self._dims[0] * s[0]]}.get(
+                self._kind, [self._dims[0] * s[0], self._dims[1] * s[2]])
+            w.remove_body(b)
+            body = w.add_shape(self._kind, dims, float(self._mass[i]) if self._enabled[i] else 0.0, pos, quat,
+                               self._color)
+            w.set_dynamics(body, -1, friction=friction, restitution=restitution)
+            w.reset_base_velocity(body, lin, ang)
+            if self._isolate is not None:
+                self._isolate(i, body)
+            self.handles[i] = (w, body)
 
     def apply_force(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
         """For the next step, push the copies of ``env_ids`` at their centres of mass (world frame)."""

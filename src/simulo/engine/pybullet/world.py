@@ -218,6 +218,15 @@ class PyBulletWorld:
         """Mass of one link in kg."""
         return p.getDynamicsInfo(body, link, physicsClientId=self.cid)[0]
 
+    def surface(self, body: int, link: int) -> tuple[float, float]:
+        """Lateral friction and restitution of one link."""
+        info = p.getDynamicsInfo(body, link, physicsClientId=self.cid)
+        return info[1], info[5]
+
+    def remove_body(self, body: int) -> None:
+        """Remove a body from the world."""
+        p.removeBody(body, physicsClientId=self.cid)
+
     def inertia_diagonal(self, body: int, link: int) -> Vec3:
         """Principal moments of inertia of one link (kg·m², in its inertial frame)."""
         return p.getDynamicsInfo(body, link, physicsClientId=self.cid)[2]
