@@ -144,3 +144,42 @@ def test_variants_refuse_bad_options_and_close_parking() -> None:
     with pytest.raises(simulo.SceneError, match="are not primitive shapes"):
         scene.add(simulo.Sphere(name="s", physics=simulo.RigidPhysics()), at="/World", variants=not_shapes)
     assert scene.get_items() == []
+
+
+def test_external_forces_on_every_body_of_a_floating_robot_accelerate_it(engine, floater) -> None:
+    scene = simulo.Scene(num_envs=6, env_spacing=3.0)
+    robot = simulo.Robot(floater, simulo.Pose.from_xyz(0, 0, 1.0),
+                         articulation=simulo.ArticulationConfig(fix_root_link=False))
+    scene.add(robot, at="/World/Floater")
+    with simulo.Simulation(scene, dt=DT, gravity=(0, 0, 0), engine=engine) as sim:
+        masses = robot.data.batch.link_masses()[SUBSET]
+        bodies = len(robot.get_body_names())
+        accel = np.array([1.0, 2.0, 3.0])
+        forces = np.zeros((3, bodies, 3))
+        forces[:, :, 2] = masses * accel[:, None]  # m_b * a on every body: the whole robot accelerates by a
+        robot.apply_external_force(forces, np.zeros((3, bodies, 3)), env_ids=SUBSET)
+        sim_steps = 48
+        sim.step(sim_steps)  # the force is kept at every step
+        vz = np.asarray(robot.state.linear_velocity)[:, 2]
+        expected = np.zeros(6)
+        expected[SUBSET] = accel * sim_steps * DT
+        np.testing.assert_allclose(vz, expected, rtol=3e-2, atol=1e-9)
+        robot.reset(env_ids=SUBSET)  # a reset clears the kept force
+        sim.step(24)
+        np.testing.assert_allclose(np.asarray(robot.state.linear_velocity)[SUBSET, 2], 0.0, atol=1e-9)
+
+
+def test_rough_terrain_builds_on_every_engine(engine) -> None:
+    from simulo.sim.terrain import heightfield
+
+    terrain = simulo.Terrain.rough(name="terrain", num_rows=2, num_cols=2, size=(2.0, 2.0), border_width=0.5,
+                                   seed=7)
+    scene = simulo.Scene(num_envs=2)
+    scene.add(terrain, at="/World", per_environment=False)
+    assert scene.get_items()[0]["path"] == "/World/terrain"
+    with simulo.Simulation(scene, engine=engine) as sim:
+        assert sim.step_count == 0
+        sim.step(1)
+    heights, _ = heightfield(terrain)
+    again, _ = heightfield(terrain)
+    np.testing.assert_array_equal(heights, again)
