@@ -45,7 +45,7 @@ IMPLEMENTATIONS: dict[str, list[str]] = {
     "authoring.SceneGroupProtocol": ["simulo.sim.scene:SceneGroup"],
     "authoring.SceneProtocol": ["simulo.sim.scene:Scene"],
     "authoring.SceneVariantsProtocol": ["simulo.sim.scene:Scene"],
-    "authoring.VariantPropProtocol": [],
+    "authoring.VariantPropProtocol": ["simulo.sim.variants:VariantProp"],
     "runtime.AnomalyDebugSessionProtocol": [],
     "runtime.EngineTaskProtocol": ["simulo.rl.task:Task"],
     "runtime.LearningEnvProtocol": ["simulo.rl.env:LearningEnv"],
@@ -66,7 +66,6 @@ def _excluded(protocol: str, members: str, reason: str, issue: int) -> dict[tupl
 #: (Protocol, member or ``*``) -> (why simulo-local differs, the issue that will fix it).
 EXCLUSIONS: dict[tuple[str, str], tuple[str, int]] = {
     **_excluded("authoring.CameraProtocol", "*", "simulo.Camera is a placeholder; no camera sensor yet", 9),
-    **_excluded("authoring.VariantPropProtocol", "*", "object variants (ObjectVariants) are not simulated yet", 9),
     **_excluded("runtime.AnomalyDebugSessionProtocol", "*", "anomaly debug sessions are a cloud-platform feature", 9),
     **_excluded("runtime.ObservationComponentProtocol", "*", "observation components are placeholders", 9),
     **_excluded("runtime.RewardComponentProtocol", "*", "reward components are placeholders", 9),

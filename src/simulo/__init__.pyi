@@ -34,7 +34,6 @@ from simulo.authoring.contract import JobId as JobId
 from simulo.authoring.contract import JobPublicId as JobPublicId
 from simulo.authoring.contract import LightConfig as LightConfig
 from simulo.authoring.contract import LineMarker as LineMarker
-from simulo.authoring.contract import ObjectVariants as ObjectVariants
 from simulo.authoring.contract import OrganizationId as OrganizationId
 from simulo.authoring.contract import Output as Output
 from simulo.authoring.contract import OutputKind as OutputKind
@@ -145,6 +144,7 @@ from simulo.sim.robot import Robot as Robot
 from simulo.sim.scene import Scene as Scene
 from simulo.sim.sensors import ContactSensor as ContactSensor
 from simulo.sim.simulation import Simulation as Simulation
+from simulo.sim.variants import ObjectVariants as ObjectVariants
 
 __version__: str
 

@@ -21,7 +21,7 @@ import simulo.interfaces.authoring as sdk
 #: Names whose simulo class is our own and must match the SDK's.
 OWN = ("Pose", "Transform", "PrimitiveShape", "Cone", "Cuboid", "Sphere", "Cylinder", "Collision", "RigidPhysics",
        "Physics", "Material", "SurfaceMaterial", "ActuatorGainsConfig", "JointConfig", "ArticulationConfig",
-       "Terrain", "Light", "PolicyCheckpoint")
+       "Terrain", "Light", "PolicyCheckpoint", "ObjectVariants")
 
 #: (class, member) -> why simulo-local adds it.
 EXTENSIONS: dict[tuple[str, str], str] = {
