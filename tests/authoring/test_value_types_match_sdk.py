@@ -21,7 +21,8 @@ import simulo.interfaces.authoring as sdk
 #: Names whose simulo class is our own and must match the SDK's.
 OWN = ("Pose", "Transform", "PrimitiveShape", "Cone", "Cuboid", "Sphere", "Cylinder", "Collision", "RigidPhysics",
        "Physics", "Material", "SurfaceMaterial", "ActuatorGainsConfig", "JointConfig", "ArticulationConfig",
-       "Terrain", "Light", "PolicyCheckpoint", "ObjectVariants")
+       "Terrain", "Light", "PolicyCheckpoint", "ObjectVariants", "TerrainConfig", "GroundPlane", "SubTerrainConfig",
+       "RoughTerrain", "LightConfig", "DistantLight", "DomeLight")
 
 #: (class, member) -> why simulo-local adds it.
 EXTENSIONS: dict[tuple[str, str], str] = {
@@ -35,6 +36,10 @@ EXTENSIONS: dict[tuple[str, str], str] = {
        for member, reason in (("color", "recording colour; defaults to material.color (keyword-only)"),
                               ("engine_geometry", "how the engine creates the shape"))},
     ("PolicyCheckpoint", "resolve"): "finds a local checkpoint by reference",
+    ("GroundPlane", "restitution"): "bounciness of the ground (keyword-only)",
+    ("RoughTerrain", "seed"): "seed of the height-field generator (keyword-only)",
+    ("RoughTerrain", "horizontal_scale"): "distance between height samples (keyword-only)",
+    ("RoughTerrain", "friction"): "friction of the ground (keyword-only)",
 }
 
 #: (class, member) -> why simulo-local does not match the SDK yet, and what will fix it.

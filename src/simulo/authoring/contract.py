@@ -2,7 +2,7 @@
 
 These are the contract's identifiers and ``parse_*`` helpers (pure functions that work here), its cloud
 error types, and the authoring value types that simulo-local has no engine-specific version of (entities,
-visual markers, worlds, terrain and light configurations, recording configuration, policy inputs). Importing
+visual markers, worlds, recording configuration, policy inputs). Importing
 this module imports ``simulo.interfaces`` (about 100 ms), so ``simulo`` resolves these names only on first use.
 
 The value types that the PyBullet runtime consumes (``Pose``, the primitives, ``RigidPhysics``, the robot
@@ -48,20 +48,13 @@ from simulo.interfaces.authoring import (
     AxesMarker,
     DeformableMaterial,
     DeformablePhysics,
-    DistantLight,
-    DomeLight,
     Entity,
-    GroundPlane,
-    LightConfig,
     LineMarker,
     PointMarker,
     PolicyInput,
     PolicyInputSchema,
     RecordConfig,
-    RoughTerrain,
     SphereMarker,
-    SubTerrainConfig,
-    TerrainConfig,
     URDFAsset,
     USDAsset,
     USDWorld,
@@ -74,12 +67,11 @@ from simulo.interfaces.platform import Output, OutputKind
 __all__ = [
     "ActionChannel", "ArrowMarker", "AssetEntity", "AssetSource", "AxesMarker", "CheckpointId",
     "CheckpointRefIsJobError", "ContractViolationError", "DeformableMaterial", "DeformablePhysics", "Digest",
-    "DistantLight", "DomeLight", "Entity", "GroundPlane", "ImportResolutionError", "JobFailedError", "JobId",
-    "JobPublicId", "LightConfig", "LineMarker", "OrganizationId", "Output", "OutputKind",
-    "OutputPublicId", "PackageId", "PointMarker", "PolicyInput", "PolicyInputSchema", "PolicyNetworkProtocol",
-    "PolicyPublicId", "ProjectId", "RecordConfig", "RecordingPublicId", "ResourceId", "ResourceNotFoundError",
-    "ResourceUri", "ResumeIncompatibleError", "RoughTerrain", "SphereMarker", "SubTerrainConfig", "TagId",
-    "TerrainConfig", "URDFAsset", "USDAsset", "USDWorld", "Visual", "VisualMarkerBase", "World",
-    "checkpoint_ref_is_job_hint", "parse_checkpoint_ref", "parse_job_public_id", "parse_output_public_id",
-    "parse_recording_public_id", "policy_id_for_job",
+    "Entity", "ImportResolutionError", "JobFailedError", "JobId", "JobPublicId", "LineMarker", "OrganizationId",
+    "Output", "OutputKind", "OutputPublicId", "PackageId", "PointMarker", "PolicyInput", "PolicyInputSchema",
+    "PolicyNetworkProtocol", "PolicyPublicId", "ProjectId", "RecordConfig", "RecordingPublicId", "ResourceId",
+    "ResourceNotFoundError", "ResourceUri", "ResumeIncompatibleError", "SphereMarker", "TagId", "URDFAsset",
+    "USDAsset", "USDWorld", "Visual", "VisualMarkerBase", "World", "checkpoint_ref_is_job_hint",
+    "parse_checkpoint_ref", "parse_job_public_id", "parse_output_public_id", "parse_recording_public_id",
+    "policy_id_for_job",
 ]
