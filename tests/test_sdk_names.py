@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +89,19 @@ def test_ids_and_parsers_work_locally() -> None:
     assert job == "job-1" and isinstance(job, str)
     with pytest.raises(ValueError):
         simulo.parse_job_public_id("not a job id")
+
+
+def test_no_borrowed_or_placeholder_name_has_a_real_simulo_class_meanwhile() -> None:
+    """A name simulo takes from simulo-interfaces or stands in for must point at our class once one exists."""
+    borrowed = {name for name, module in simulo._LAZY.items()
+                if module in ("simulo.authoring.contract", "simulo.authoring.unavailable", "simulo.authoring.cloud")}
+    package = Path(simulo.__file__).parent
+    homes = {"unavailable.py", "cloud.py", "callbacks.py"}
+    defined = {}
+    for path in package.rglob("*.py"):
+        if path.name in homes and path.parent.name == "authoring":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name in borrowed:
+                defined[node.name] = str(path.relative_to(package))
+    assert defined == {}, f"point these names of simulo._LAZY at their simulo-local class: {defined}"
