@@ -155,7 +155,7 @@ def test_every_listed_extension_and_difference_is_real() -> None:
     ("Sphere", {"name": "ball", "radius": 0.2}),
     ("Cylinder", {"name": "can", "radius": 0.1, "height": 0.4}),
     ("Cone", {"name": "cone"}),
-    ("RigidPhysics", {"mass": 2.0, "kinematic": True}),
+    ("RigidPhysics", {"mass": 2.0, "kinematic": True, "activate_contact_sensors": True}),
     ("SurfaceMaterial", {"color": (0.1, 0.2, 0.3), "roughness": 0.9}),
     ("ActuatorGainsConfig", {"stiffness": 10.0, "damping": 1.0}),
     ("JointConfig", {"name": "j", "limits": (-1.0, 1.0)}),
@@ -187,3 +187,6 @@ def test_validation_is_kept() -> None:
     with pytest.raises(simulo.SimuloValueError):
         simulo.Material(color=(2.0, 0.0, 0.0))
     assert simulo.Cuboid("box", material=simulo.Material(color=(0.1, 0.2, 0.3))).color == (0.1, 0.2, 0.3)
+    assert simulo.Physics.rigid(collision=simulo.Collision.enabled()).collision == simulo.Collision(True)
+    with pytest.raises(NotImplementedError, match="not available in simulo-local yet"):
+        simulo.Physics.rigid(collision=simulo.Collision.disabled())

@@ -63,7 +63,7 @@ class RigidPhysics:
 
     Attributes:
         mass: Mass in kg (> 0).
-        collision: Collision setting; ``None`` collides.
+        collision: Collision setting; ``None`` collides. Disabled collision is not simulated yet.
         kinematic: If True the body is fixed in place (a fixture); ``mass`` is then ignored.
         activate_contact_sensors: Accepted as in the SDK; contacts are always reported on PyBullet.
         friction: Lateral friction coefficient; ``None`` keeps the engine default (0.5 on PyBullet).
@@ -77,7 +77,16 @@ class RigidPhysics:
     friction: float | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        """Validate the values.
+
+        Raises:
+            SimuloValueError: ``mass`` is not > 0 or ``friction`` is negative.
+            NotImplementedError: ``collision`` is disabled; every rigid body collides in simulo-local for now.
+        """
         _positive("RigidPhysics", mass=self.mass)
+        if self.collision == Collision.disabled():
+            raise NotImplementedError("RigidPhysics(collision=Collision.disabled()) is not available in simulo-local "
+                                      "yet (issue 9): every rigid body collides; leave collision unset")
         if self.friction is not None:
             check_real(self.friction, "RigidPhysics.friction", low=0)
 
