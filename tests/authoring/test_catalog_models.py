@@ -100,8 +100,6 @@ def test_model_loads_and_steps_in_a_scene_with_a_plane(ref: str) -> None:
             assert -0.01 < height < 1.5
 
 
-@pytest.mark.xfail(strict=True, reason="the PyBullet engine orders joints depth-first (PyBullet's link order), not "
-                   "in the URDF's document order that DESIGN.md promises; reported to the engine's owner")
 def test_humanoid_joint_columns_follow_the_document_order() -> None:
     scene = simulo.Scene(num_envs=1)
     robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/humanoid:v1"))

@@ -1,22 +1,47 @@
 """One copy of an articulated robot per environment, on PyBullet.
 
 Joints are the URDF's revolute, continuous and prismatic joints in document order; bodies are the root
-link followed by every other link in PyBullet order (body ``k`` is PyBullet link ``k - 1``). Poses are
-``[x, y, z, qw, qx, qy, qz]`` of the URDF link frame: PyBullet reports the base at its centre of mass, so
-the base's inertial offset is applied here both ways.
+link followed by every other link in document order. PyBullet numbers links depth-first over the kinematic
+tree, which differs from the document order for a branching tree, so each joint column and body keeps its
+PyBullet index here (:attr:`PyBulletArticulationBatch.joint_indices`, ``body_links``) and the column-indexed
+dynamics queries (Jacobians, mass matrices, gravity torques) are permuted both ways. When the two orders agree
+(every chain), nothing is permuted. Poses are ``[x, y, z, qw, qx, qy, qz]`` of the URDF link frame: PyBullet
+reports the base at its centre of mass, so the base's inertial offset is applied here both ways.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
+from simulo.authoring.urdf_xml import parse
 from simulo.engine.base import EnvIds, JointInfo, RigidBatch
 from simulo.engine.pybullet.commands import JointCommander
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld, Vec3, invert_transform, multiply_transforms, rotation_matrix
 from simulo.errors import AssetError, SimuloValueError
+
+
+def document_order(path: Path) -> tuple[list[str], list[str]] | None:
+    """Link names and joint names of a URDF file, each in document order (``None`` if it cannot be read)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    root, refused = parse(text)
+    if refused is not None or root is None:
+        return None
+    links = [node.attrib.get("name", "") for node in root.findall("link")]
+    joints = [node.attrib.get("name", "") for node in root.findall("joint")]
+    return links, joints
+
+
+def _in_order(names: Sequence[str], order: Sequence[str]) -> list[int]:
+    """Positions of ``names`` sorted by their place in ``order`` (names missing from it last, as they come)."""
+    rank = {name: k for k, name in enumerate(order)}
+    return sorted(range(len(names)), key=lambda k: (rank.get(names[k], len(rank)), k))
 
 
 class PyBulletArticulationBatch(JointCommander):
@@ -27,12 +52,15 @@ class PyBulletArticulationBatch(JointCommander):
     Args:
         handles: ``(world, body id)`` of each environment's copy, in environment order.
         fixed_base: Whether the copies were loaded with a fixed base.
+        order: Link names and joint names in the URDF's document order (see :func:`document_order`); joint
+            columns and bodies follow it. ``None`` keeps PyBullet's order.
 
     Raises:
         AssetError: The model has spherical or planar joints.
     """
 
-    def __init__(self, handles: list[tuple[PyBulletWorld, int]], fixed_base: bool) -> None:
+    def __init__(self, handles: list[tuple[PyBulletWorld, int]], fixed_base: bool,
+                 order: tuple[Sequence[str], Sequence[str]] | None = None) -> None:
         self.handles = handles
         self._fixed_base = fixed_base
         world, body = handles[0]
@@ -41,10 +69,24 @@ class PyBulletArticulationBatch(JointCommander):
         if bad:
             raise AssetError(f"joints {bad} are spherical or planar; the PyBullet engine drives revolute, "
                              "continuous, prismatic and fixed joints only")
-        self._joints = [j for j in all_joints if j.kind != "fixed"]
-        self.joint_indices = [k for k, j in enumerate(all_joints) if j.kind != "fixed"]
-        self._body_names = [world.base_link_name(body)] + [j.link_name for j in all_joints]
+        pb_joints = [k for k, j in enumerate(all_joints) if j.kind != "fixed"]  # PyBullet joint index per DOF
+        links = list(range(len(all_joints)))  # PyBullet link index of each non-root body
+        if order is not None:
+            doc_links, doc_joints = order
+            pb_joints = [pb_joints[k] for k in _in_order([all_joints[j].name for j in pb_joints], doc_joints)]
+            links = _in_order([j.link_name for j in all_joints], doc_links)
+        #: PyBullet joint index of each joint column
+        self.joint_indices = pb_joints
+        #: PyBullet link index of each body (-1: the root)
+        self.body_links = [-1, *links]
+        self._joints = [all_joints[j] for j in self.joint_indices]
+        self._body_names = [world.base_link_name(body)] + [all_joints[link].link_name for link in links]
         self.num_links = len(all_joints)
+        #: whether the columns differ from PyBullet's DOF order; then ``_dof[c]`` is column c's PyBullet DOF
+        #: and ``_col_of_dof`` its inverse (q in PyBullet's DOF order is ``q[_col_of_dof]``)
+        self._reordered = self.joint_indices != sorted(self.joint_indices)
+        self._dof = np.argsort(np.argsort(self.joint_indices))
+        self._col_of_dof = np.argsort(self.joint_indices)
         off_pos, off_quat = world.inertial_offset(body, -1)
         self._base_off = np.array([*off_pos, *off_quat])
         self._base_off_identity = bool(np.array_equal(self._base_off, [0, 0, 0, 1, 0, 0, 0]))
@@ -79,7 +121,7 @@ class PyBulletArticulationBatch(JointCommander):
 
     @property
     def body_names(self) -> list[str]:
-        """Body names: the root link, then every other link in PyBullet order."""
+        """Body names: the root link, then every other link in the URDF's document order."""
         return self._body_names
 
     # -- state -------------------------------------------------------------------------------------
@@ -124,7 +166,7 @@ class PyBulletArticulationBatch(JointCommander):
     def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
                     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6) of non-root bodies."""
-        links = [k - 1 for k in bodies]
+        links = [self.body_links[k] for k in bodies]
         if not velocity:
             flat: list[float] = []
             for i in env_ids:
@@ -190,15 +232,19 @@ class PyBulletArticulationBatch(JointCommander):
         n = len(self._joints)
         out = np.zeros((self.num_envs, len(bodies), 6, n))
         zeros = self._zeros
+        if self._reordered:
+            q = q[:, self._col_of_dof]
         for i, (w, b) in enumerate(self.handles):
             qi = q[i].tolist()
             rot = rotation_matrix(w.base_pose(b)[1])
             for k, body in enumerate(bodies):
                 if body == 0:
                     continue
-                lin, ang = w.jacobian(b, body - 1, [0.0, 0.0, 0.0], qi, zeros)
+                lin, ang = w.jacobian(b, self.body_links[body], [0.0, 0.0, 0.0], qi, zeros)
                 out[i, k, :3] = rot @ lin[:, -n:]
                 out[i, k, 3:] = rot @ ang[:, -n:]
+        if self._reordered:
+            return out[..., self._dof]
         return out
 
     def mass_matrices(self, q: np.ndarray) -> np.ndarray:
@@ -211,14 +257,19 @@ class PyBulletArticulationBatch(JointCommander):
         self._tree_built = True
         n = len(self._joints)
         out = np.empty((self.num_envs, n, n))
+        if self._reordered:
+            q = q[:, self._col_of_dof]
         for i, (w, b) in enumerate(self.handles):
             if self._masses_edited:
                 out[i] = self._summed_mass_matrix(w, b, q[i].tolist())
             else:
                 out[i] = w.mass_matrix(b, q[i].tolist())[-n:, -n:]
+        if self._reordered:
+            return out[:, self._dof][:, :, self._dof]
         return out
 
     def _summed_mass_matrix(self, w: PyBulletWorld, b: int, q: list[float]) -> np.ndarray:
+        """The mass matrix summed over the links, rows and columns (and ``q``) in PyBullet's DOF order."""
         n = len(self._joints)
         out = np.zeros((n, n))
         base_rot = rotation_matrix(w.base_pose(b)[1])
@@ -245,6 +296,8 @@ class PyBulletArticulationBatch(JointCommander):
         n = len(self._joints)
         out = np.zeros((self.num_envs, n))
         zeros = self._zeros
+        if self._reordered:
+            q = q[:, self._col_of_dof]
         for i, (w, b) in enumerate(self.handles):
             qi = q[i].tolist()
             g_base = rotation_matrix(w.base_pose(b)[1]).T @ np.asarray(w.gravity)
@@ -254,6 +307,8 @@ class PyBulletArticulationBatch(JointCommander):
                     continue
                 lin, _ = w.jacobian(b, link, self._com_points[link], qi, zeros)
                 out[i] -= mass * (lin[:, -n:].T @ g_base)
+        if self._reordered:
+            return out[:, self._dof]
         return out
 
     # -- model edits ---------------------------------------------------------------------------------
@@ -273,29 +328,30 @@ class PyBulletArticulationBatch(JointCommander):
 
     def set_body_friction(self, body: int, friction: float) -> None:
         """Set the lateral friction of body ``body`` (0: the root) in every copy."""
+        link = self.body_links[body]
         for w, b in self.handles:
-            w.set_dynamics(b, body - 1, friction=friction)
+            w.set_dynamics(b, link, friction=friction)
 
     def link_masses(self) -> np.ndarray:
         """Mass of every body (num_envs, B) in kg, as PyBullet reports it."""
-        return np.array([[w.mass(b, link) for link in range(-1, self.num_links)] for w, b in self.handles])
+        return np.array([[w.mass(b, link) for link in self.body_links] for w, b in self.handles])
 
     def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
         """Set the body masses (len(env_ids), B) of the copies of ``env_ids``."""
         self._masses_edited = self._masses_edited or self._tree_built
         for k, i in enumerate(env_ids):
             w, b = self.handles[i]
-            for link in range(-1, self.num_links):
-                w.set_dynamics(b, link, mass=float(masses[k, link + 1]))
+            for body, link in enumerate(self.body_links):
+                w.set_dynamics(b, link, mass=float(masses[k, body]))
 
     def set_link_surface(self, env_ids: EnvIds, friction: np.ndarray | None,
                          restitution: np.ndarray | None) -> None:
         """Set each body's lateral friction and/or restitution (len(env_ids), B): one contact material per link."""
         for k, i in enumerate(env_ids):
             w, b = self.handles[i]
-            for link in range(-1, self.num_links):
-                w.set_dynamics(b, link, friction=None if friction is None else float(friction[k, link + 1]),
-                               restitution=None if restitution is None else float(restitution[k, link + 1]))
+            for body, link in enumerate(self.body_links):
+                w.set_dynamics(b, link, friction=None if friction is None else float(friction[k, body]),
+                               restitution=None if restitution is None else float(restitution[k, body]))
 
     def set_link_centers_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
         """Refused: PyBullet fixes a link's inertial frame when the URDF is loaded."""
@@ -311,9 +367,9 @@ class PyBulletArticulationBatch(JointCommander):
         """For the next step, push each body (world frame, forces at the centres of mass)."""
         for k, i in enumerate(env_ids):
             w, b = self.handles[i]
-            for link in range(-1, self.num_links):
-                if forces[k, link + 1].any() or torques[k, link + 1].any():
-                    w.push(b, link, forces[k, link + 1].tolist(), torques[k, link + 1].tolist())
+            for body, link in enumerate(self.body_links):
+                if forces[k, body].any() or torques[k, body].any():
+                    w.push(b, link, forces[k, body].tolist(), torques[k, body].tolist())
 
     def disable_collisions(self) -> None:
         """Make every copy collide with nothing."""
@@ -335,5 +391,5 @@ class PyBulletArticulationBatch(JointCommander):
             raise SimuloValueError(f"contacts are counted against a PyBullet rigid batch, got {type(other).__name__}")
         if bodies is None:
             return np.array([other.contact_count(i, b) for i, (_, b) in enumerate(self.handles)])
-        links = [k - 1 for k in bodies]
+        links = [self.body_links[k] for k in bodies]
         return np.array([[other.contact_count(i, b, link) for link in links] for i, (_, b) in enumerate(self.handles)])

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from simulo.engine.base import ArticulationBatch, Engine, EngineFactory, EnvIds, RigidBatch
-from simulo.engine.pybullet.articulation import PyBulletArticulationBatch
+from simulo.engine.pybullet.articulation import PyBulletArticulationBatch, document_order
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld
 from simulo.errors import SimuloValueError
@@ -120,14 +120,18 @@ class PyBulletEngine:
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False) -> PyBulletArticulationBatch:
-        """Load one copy of a URDF per environment at ``poses`` (num_envs, 7), link-frame poses."""
+        """Load one copy of a URDF per environment at ``poses`` (num_envs, 7), link-frame poses.
+
+        Joint columns and bodies follow the file's document order (see
+        :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`).
+        """
         handles = []
         for i in range(self.num_envs):
             world = self.env_world[i]
             body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision)
             self._isolate(i, body)
             handles.append((world, body))
-        return PyBulletArticulationBatch(handles, fixed_base)
+        return PyBulletArticulationBatch(handles, fixed_base, document_order(path))
 
     def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
                   color: Sequence[float] | None = None) -> PyBulletRigidBatch:

@@ -170,7 +170,7 @@ class PyBulletWorld:
 
     # -- model queries and settings ----------------------------------------------------------------
     def joints(self, body: int) -> list[JointInfo]:
-        """Every joint of a body, fixed ones included, in PyBullet order (the URDF's): entry ``k`` is joint ``k``."""
+        """Every joint of a body, fixed ones included, in PyBullet order (depth-first): entry ``k`` is joint ``k``."""
         out = []
         for j in range(p.getNumJoints(body, physicsClientId=self.cid)):
             info = p.getJointInfo(body, j, physicsClientId=self.cid)
