@@ -31,7 +31,6 @@ from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
 from simulo.sim.scene import Scene
 from simulo.sim.tensors import Tensors
-from simulo.sim.terrain import heightfield
 from simulo.sim.variants import VariantBatch, VariantProp
 
 
@@ -179,6 +178,8 @@ class Simulation:
     def _build_terrain(self, terrain: Any, path: str) -> None:
         pose = compose(self.scene.offset_of(path), terrain.pose)
         if isinstance(terrain, RoughTerrain):
+            from simulo.sim.terrain import heightfield  # noqa: PLC0415 - numpy.random only for rough terrain
+
             heights, scale = heightfield(terrain)
             self._engine.add_heightfield(heights, scale, np.array(pose.to_list()), terrain.friction, None)
             return
