@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulo._checks import check_real
+from simulo._checks import check_int, check_real
 from simulo.authoring.pose import Pose
 from simulo.errors import SimuloValueError
 
@@ -162,9 +162,7 @@ class RoughTerrain(TerrainConfig):
         super().__post_init__()
         for key in ("num_rows", "num_cols", "seed"):
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "seed" else 1):
-                raise SimuloValueError(f"RoughTerrain.{key} must be an integer >= {0 if key == 'seed' else 1}, "
-                                       f"got {value!r}")
+            check_int(value, f"RoughTerrain.{key}", 0 if key == "seed" else 1)
         if not isinstance(self.size, Sequence) or len(self.size) != 2:
             raise SimuloValueError(f"RoughTerrain.size must be (x, y) in m, got {self.size!r}")
         for k, s in enumerate(self.size):

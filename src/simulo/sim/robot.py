@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._checks import check_real
 from simulo.authoring.asset import Asset
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.authoring.pose import Pose
@@ -374,9 +375,7 @@ class Robot:
         """
         data = self._rt_or_raise("set_body_friction")
         bodies = self.find_bodies(name_pattern)
-        if isinstance(friction, bool) or not isinstance(friction, (int, float)) or not np.isfinite(friction) \
-                or friction < 0:
-            raise SimuloValueError(f"friction must be a finite number >= 0, got {friction!r}")
+        check_real(friction, "friction", 0)
         for b in bodies:
             data.batch.set_body_friction(b, float(friction))
 

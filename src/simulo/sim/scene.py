@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from simulo._checks import check_int
 from simulo.authoring.pose import Pose, Transform
 from simulo.authoring.world import LightConfig, TerrainConfig
 from simulo.errors import NotAttachedError, SceneError
@@ -116,8 +117,7 @@ class Scene:
         Raises:
             SceneError: ``num_envs`` is not an integer >= 1 or ``env_spacing`` not a finite number >= 0.
         """
-        if isinstance(self.num_envs, bool) or not isinstance(self.num_envs, int) or self.num_envs < 1:
-            raise SceneError(f"num_envs must be an integer >= 1, got {self.num_envs!r}")
+        check_int(self.num_envs, "num_envs", 1, error=SceneError)
         if not isinstance(self.env_spacing, (int, float)) or not 0 <= self.env_spacing < float("inf"):
             raise SceneError(f"env_spacing must be a finite number >= 0 m, got {self.env_spacing!r}")
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._checks import check_int, is_int, is_real
 from simulo.authoring.pose import Pose
 from simulo.authoring.world import GroundPlane, RoughTerrain
 from simulo.engine.registry import create_engine, engine_factory
@@ -87,7 +88,7 @@ class Simulation:
             raise SceneError(f"Simulation needs a simulo.Scene, got {scene!r}")
         if scene.runtime_simulation is not None:
             raise SceneError("this scene is already attached to a Simulation; close that one first")
-        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not 0 < dt < float("inf"):
+        if not is_real(dt, 0, low_open=True):
             raise SimuloValueError(f"dt must be a finite number of seconds > 0, got {dt!r}")
         given: tuple[Any, ...] = (tuple(gravity) if hasattr(gravity, "__iter__") and not isinstance(gravity, str)
                                   else (gravity,))
@@ -96,8 +97,7 @@ class Simulation:
             raise SimuloValueError(f"gravity must be three finite numbers (m/s²), got {given!r}")
         factory = engine_factory(engine)
         max_per_world = factory.max_envs_per_world
-        if envs_per_world is not None and (isinstance(envs_per_world, bool) or not isinstance(envs_per_world, int)
-                                           or not 1 <= envs_per_world <= max_per_world):
+        if envs_per_world is not None and not is_int(envs_per_world, 1, max_per_world):
             raise SimuloValueError(f"envs_per_world must be an integer from 1 to {max_per_world}, "
                                    f"got {envs_per_world!r}")
         old_num_envs = scene.num_envs
@@ -113,8 +113,8 @@ class Simulation:
             if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2):
                 raise SceneError(f"shard must be (first_env, total_envs), got {shard!r}")
             first, total = (0, scene.num_envs) if shard is None else shard
-            if (isinstance(first, bool) or not isinstance(first, int) or not isinstance(total, int)
-                    or first < 0 or first + scene.num_envs > total or first % per_world):
+            if (not is_int(first, 0) or not isinstance(total, int) or first + scene.num_envs > total
+                    or first % per_world):
                 raise SceneError(f"shard {shard!r} must be (first_env, total_envs) with first_env a multiple of "
                                  f"envs_per_world={per_world} and first_env + num_envs ({scene.num_envs}) <= "
                                  "total_envs")
@@ -278,7 +278,7 @@ class Simulation:
         """
         ids = self.tensors.env_ids([env], self.num_envs)
         for name, size in (("width", width), ("height", height)):
-            if isinstance(size, bool) or not isinstance(size, int) or not 8 <= size <= 4096:
+            if not is_int(size, 8, 4096):
                 raise SimuloValueError(f"render {name} must be an integer pixel count in 8..4096, got {size!r}")
         points = []
         for name, value in (("eye", eye), ("target", target)):
@@ -296,8 +296,7 @@ class Simulation:
 
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise SimuloValueError(f"step count must be an integer >= 0, got {n!r}")
+        check_int(n, "step count", 0)
         for _ in range(n):
             self.scene.flush_pending_commands()
             self._engine.step()
