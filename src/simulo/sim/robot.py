@@ -39,6 +39,7 @@ from simulo.sim import properties
 from simulo.sim.hooks import RobotAttachment, RobotSensor
 from simulo.sim.names import match_names
 from simulo.sim.robot_data import RobotData, make_robot_data
+from simulo.sim.robot_internals import RobotInternals
 from simulo.sim.robot_state import RobotState
 from simulo.sim.tensors import Tensors, index_array, unit_poses
 
@@ -113,6 +114,7 @@ class Robot:
         self._actuators: list[tuple[RobotAttachment, str]] = []
         #: the robot's data while a simulation has it attached (None before and after)
         self._rt: RobotData | None = None
+        self._internals: RobotInternals | None = None
 
     # -- identity ----------------------------------------------------------------------------------
     @property
@@ -133,8 +135,15 @@ class Robot:
 
     @property
     def internals(self) -> Any:
-        """Engine-specific escape hatch (the engine's articulation batch); unstable, no promises."""
-        return self._rt_or_raise("internals").batch
+        """Engine-specific escape hatch; unstable, no promises.
+
+        The engine's articulation batch (:class:`~simulo.sim.robot_internals.RobotInternals` reads every
+        attribute through to it), answering also the Isaac Lab default-state names the cloud's apps read
+        from it: ``default_joint_pos``, ``default_joint_vel`` and ``default_root_state``.
+        """
+        self._rt_or_raise("internals")
+        assert self._internals is not None
+        return self._internals
 
     @property
     def data(self) -> RobotData:
@@ -460,8 +469,13 @@ class Robot:
         if pushed.size:
             data.batch.apply_link_forces(pushed, data.external.forces[pushed], data.external.torques[pushed])
 
-    def runtime_attach(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray) -> None:
+    def runtime_attach(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray,
+                       env_origins: np.ndarray | None = None) -> None:
         """Bind the robot to its engine batch (runtime hook: the simulation calls it).
+
+        ``env_origins`` (num_envs, 3) are the origins ``default_pose`` includes, for a robot spawned in every
+        environment (None for one placed once in world coordinates); ``internals.default_root_state`` takes
+        them out.
 
         Raises:
             NameNotFoundError: A ``joint_config`` or ``actuator_gains`` name, or a sensor's or actuator's
@@ -471,6 +485,7 @@ class Robot:
         data = make_robot_data(batch, tensors, default_pose, self.articulation, self.joint_config,
                                self.actuator_gains)
         self._rt = data
+        self._internals = RobotInternals(data, env_origins)
         if self.mass_scale != 1.0:
             batch.scale_masses(self.mass_scale)
         if not self.collision_enabled or self.visual_only:
