@@ -159,3 +159,28 @@ def test_run_is_a_simulo_command() -> None:
     from simulo.cli.main import COMMANDS
 
     assert COMMANDS["run"][0] == "simulo.cli.run"
+
+
+PREVIEWS = str(FIXTURES / "preview_app.py")
+
+
+def test_a_preview_that_passes_exits_0(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = simulo_run(capsys, PREVIEWS, "--job", "sound", "--runs-dir", str(tmp_path))
+    assert code == 0, err
+    assert json.loads(out)["passed"] is True and "did not pass" not in err
+
+
+def test_a_preview_with_a_failed_check_exits_1_naming_the_summary(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # the cloud's client: 0 only when every check passed, 1 when a preview completed with a failed check
+    code, out, err = simulo_run(capsys, PREVIEWS, "--job", "broken", "--runs-dir", str(tmp_path))
+    report = json.loads(out)
+    assert code == 1 and report["passed"] is False and report["failed"] == ["reset"]
+    assert f"the preview did not pass: {report['summary']}" in err
+    assert json.loads((tmp_path / "preview_demo" / "broken" / "0001" / "result.json").read_text()) == report
+
+
+def test_only_preview_jobs_are_judged_by_their_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = simulo_run(capsys, PREVIEWS, "--job", "not_a_preview", "--runs-dir", str(tmp_path))
+    assert code == 0, err

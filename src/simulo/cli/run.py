@@ -5,8 +5,9 @@ The app file is imported in discovery mode (torch and other heavy imports inside
 in a child process (see :mod:`simulo.platform.runner`). Its output streams to stderr and to the
 run's ``log.txt``; its return value is printed on stdout as JSON and saved as ``result.json``.
 
-Exit status: 0 the job completed, 1 it failed (after its retries), 2 usage error (bad file, no or
-ambiguous job, unknown flag, bad value), 124 it ran past its timeout, 130 interrupted.
+Exit status: 0 the job completed, 1 it failed (after its retries) or, as in the cloud's client, it is a
+preview job whose report failed a check, 2 usage error (bad file, no or ambiguous job, unknown flag, bad
+value), 124 it ran past its timeout, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from simulo.errors import JobError, SimuloValueError
 from simulo.platform.app import JobFunction
 from simulo.platform.jobs import JobFile, check_runnable, load_app_file
 from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
-from simulo.platform.runner import EXIT_USAGE, RunRequest, run_job, runs_root
+from simulo.platform.runner import EXIT_FAILED, EXIT_USAGE, RunRequest, run_job, runs_root
+from simulo.platform.systems import JobType
 from simulo.scale.settings import ScaleSettings
 
 USAGE = """\
@@ -37,7 +39,7 @@ Run a job of an app file on this computer.
   --address ADDR  use the Ray cluster at ADDR (HOST:6379 or ray://HOST:10001) instead of a local one
   --PARAM VALUE   the job's parameters: num_envs is --num-envs; booleans are --x/--no-x
 
-Exit status: 0 completed, 1 failed, 2 usage error, 124 timed out."""
+Exit status: 0 completed, 1 failed (a preview: a check failed), 2 usage error, 124 timed out."""
 
 _OWN = ("--job", "--list", "--runs-dir", "--workers", "--address", "-h", "--help")
 
@@ -179,6 +181,25 @@ def main(argv: list[str]) -> int:
     if outcome.status == "completed":
         print(json.dumps(outcome.result, indent=2))
         print(f"simulo run: result saved to {outcome.run_dir / 'result.json'}", file=sys.stderr)
+        failed_preview = _failed_preview_summary(job, outcome.result)
+        if failed_preview is not None:
+            print(f"simulo run: the preview did not pass: {failed_preview}", file=sys.stderr)
+            return EXIT_FAILED
     else:
         print(f"simulo run: error: {outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
     return outcome.exit_code
+
+
+def _failed_preview_summary(job: JobFunction, result: object) -> str | None:
+    """The summary of a preview job's report that did not pass, else None.
+
+    The cloud's ``simulo run`` exits 1 when a preview completes with a failed check, 0 only when every
+    check passed; a preview job here returns :func:`simulo.preview`'s report, recognised by its schema.
+    """
+    if job.spec.job_type != JobType.PREVIEW or not isinstance(result, dict):
+        return None
+    from simulo.rl.preview import REPORT_SCHEMA_VERSION
+
+    if result.get("report_schema_version") != REPORT_SCHEMA_VERSION or result.get("passed") is not False:
+        return None
+    return str(result.get("summary", "a check failed"))
