@@ -78,3 +78,20 @@ def test_converter_validation() -> None:
     t.env_ids(torch.tensor([0]), 3)
     assert t.uses_torch and isinstance(t.out(np.zeros(2)), torch.Tensor)
     assert is_torch(torch.zeros(1)) and not is_torch(np.zeros(1))
+
+
+def test_a_torch_simulation_gives_float32_state_as_the_sdk_and_keeps_it_live(cartpole, make) -> None:
+    robot, sim = make(cartpole, num_envs=2, sim={"use_torch": True})
+    live = robot.state.joint_positions
+    for value in (robot.state.pose, live, robot.state.joint_velocities, robot.state.joint_efforts,
+                  robot.state.linear_velocity, robot.state.linear_velocity_in_base_frame, robot.default_pose,
+                  robot.default_joint_positions, robot.get_body_pose("cart"), robot.get_mass_matrix(),
+                  robot.get_jacobians(), sim.env_origins):
+        assert isinstance(value, torch.Tensor) and value.dtype == torch.float32
+    robot.set_joint_effort_target(torch.tensor([[10.0], [-10.0]]), joint_ids=[0])
+    sim.step(12)
+    assert live[0, 0].item() > 0.0 and live[1, 0].item() < 0.0  # the held float32 tensor is refreshed in place
+    assert torch.equal(live, robot.state.joint_positions)
+    # a float32 target buffer takes the defaults without a dtype clash (the SDK samples' reset_idx pattern)
+    targets = torch.zeros(2, 2)
+    targets[torch.tensor([1])] = robot.default_joint_positions[torch.tensor([1])]

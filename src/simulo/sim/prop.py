@@ -53,9 +53,10 @@ class PropData:
         self.tensors = tensors
         self.default_pose = default_pose.copy()
         n = default_pose.shape[0]
-        self.pose = default_pose.copy()
-        self.lin_vel = np.zeros((n, 3))
-        self.ang_vel = np.zeros((n, 3))
+        dtype = tensors.state_dtype  # the live buffers the state members share
+        self.pose = default_pose.astype(dtype)
+        self.lin_vel = np.zeros((n, 3), dtype)
+        self.ang_vel = np.zeros((n, 3), dtype)
         #: the external force and torque kept on the prop (see simulo.sim.properties)
         self.external = ForceBuffer(n, 1)
 

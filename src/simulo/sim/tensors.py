@@ -1,9 +1,12 @@
 """The one place that converts and validates tensors.
 
-Inputs may be numpy arrays, torch tensors, lists or scalars; inside the runtime everything is a float64
-numpy array. Outputs are numpy by default; once a caller hands in a torch tensor (or the runtime is told
-to use torch), outputs are torch tensors that share memory with the numpy buffers (zero copy), so live
-state views stay live. torch is imported only when a torch tensor is seen or asked for.
+Inputs may be numpy arrays, torch tensors, lists or scalars; inside the runtime every command is a float64
+numpy array. Outputs are numpy by default. A simulation told to use torch from the start (``use_torch=True``,
+as a ``LearningEnv`` does for a task that works in torch) gives float32 torch tensors, as the SDK does: its
+state buffers are float32 numpy arrays that the tensors share (zero copy), so live state views stay live,
+and every other output is converted to float32. Once a caller of a numpy simulation hands in a torch
+tensor, outputs become torch tensors sharing the float64 buffers. torch is imported only when a torch
+tensor is seen or asked for.
 """
 
 from __future__ import annotations
@@ -38,8 +41,14 @@ class Tensors:
 
     def __init__(self, use_torch: bool = False) -> None:
         self._torch: Any = None
+        self._float32 = bool(use_torch)
         if use_torch:
             self.enable_torch()
+
+    @property
+    def state_dtype(self) -> type[np.floating[Any]]:
+        """dtype of the live state buffers: float32 for a torch simulation (the SDK's), else float64."""
+        return np.float32 if self._float32 else np.float64
 
     @property
     def uses_torch(self) -> bool:
@@ -62,7 +71,10 @@ class Tensors:
         """Return ``array`` in the caller's library (torch shares the memory)."""
         if self._torch is None:
             return array
-        return self._torch.from_numpy(array)
+        tensor = self._torch.from_numpy(array)
+        if self._float32 and tensor.dtype == self._torch.float64:
+            return tensor.float()
+        return tensor
 
     def floats(self, value: Any, shape: Sequence[int], name: str, finite: bool = True) -> np.ndarray:
         """Validate a float batch of exactly ``shape`` and return a float64 copy.
