@@ -192,3 +192,29 @@ class ControlledChain:
             ShapeError, NonFiniteError: As :meth:`rows`. SimuloValueError: A quaternion has zero length.
         """
         return normalize_quat(self.rows(value, n, 4, name), name)
+
+
+class ChainController:
+    """Base of the controllers: the members that describe the :class:`ControlledChain` they drive."""
+
+    _chain: ControlledChain
+
+    @property
+    def robot(self) -> Robot:
+        """The controlled robot."""
+        return self._chain.robot
+
+    @property
+    def end_effector(self) -> str:
+        """Name of the driven body."""
+        return self._chain.end_effector
+
+    @property
+    def frame(self) -> Frame:
+        """``"base"`` or ``"world"``: the frame of targets."""
+        return self._chain.frame
+
+    @property
+    def joint_ids(self) -> list[int]:
+        """Robot joint indices the controller moves, in column order of :meth:`compute`'s result."""
+        return self._chain.joint_ids

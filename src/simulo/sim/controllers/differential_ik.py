@@ -31,6 +31,7 @@ import numpy as np
 from simulo.errors import SimuloValueError
 from simulo.math.batched import quat_mul
 from simulo.sim.controllers._chain import (
+    ChainController,
     ControlledChain,
     Frame,
     check_choice,
@@ -100,7 +101,7 @@ class DifferentialIKControllerCfg:
         return 6 if self.use_relative_mode else 7
 
 
-class DifferentialIKController:
+class DifferentialIKController(ChainController):
     """Differential inverse kinematics for one end effector of a robot, batched over its environments.
 
     Args:
@@ -138,26 +139,6 @@ class DifferentialIKController:
             self._quat_des = np.full((n, 4), np.nan)
 
     # -- properties -------------------------------------------------------------------------------------
-    @property
-    def robot(self) -> Robot:
-        """The controlled robot."""
-        return self._chain.robot
-
-    @property
-    def end_effector(self) -> str:
-        """Name of the driven body."""
-        return self._chain.end_effector
-
-    @property
-    def frame(self) -> Frame:
-        """``"base"`` or ``"world"``: the frame of targets."""
-        return self._chain.frame
-
-    @property
-    def joint_ids(self) -> list[int]:
-        """Robot joint indices the controller writes, in column order of :meth:`compute`'s result."""
-        return self._chain.joint_ids
-
     @property
     def action_dim(self) -> int:
         """Width of a :meth:`set_command` row: 3 (position), 6 (relative pose) or 7 (absolute pose)."""

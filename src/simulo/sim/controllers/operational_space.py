@@ -30,6 +30,7 @@ import numpy as np
 from simulo.errors import SimuloValueError
 from simulo.math.batched import quat_mul
 from simulo.sim.controllers._chain import (
+    ChainController,
     ControlledChain,
     Frame,
     check_choice,
@@ -131,7 +132,7 @@ class OperationalSpaceControllerCfg:
         return target + {"fixed": 0, "variable_kp": 6, "variable": 12}[self.impedance_mode]
 
 
-class OperationalSpaceController:
+class OperationalSpaceController(ChainController):
     """Operational space (task-space impedance) control of one end effector, batched over environments.
 
     Args:
@@ -184,26 +185,6 @@ class OperationalSpaceController:
         return kp, 2.0 * np.sqrt(kp) * np.array(self.cfg.motion_damping_ratio)
 
     # -- properties -------------------------------------------------------------------------------------
-    @property
-    def robot(self) -> Robot:
-        """The controlled robot."""
-        return self._chain.robot
-
-    @property
-    def end_effector(self) -> str:
-        """Name of the driven body."""
-        return self._chain.end_effector
-
-    @property
-    def frame(self) -> Frame:
-        """``"base"`` or ``"world"``: the frame of targets."""
-        return self._chain.frame
-
-    @property
-    def joint_ids(self) -> list[int]:
-        """Robot joint indices the controller actuates, in column order of :meth:`compute`'s result."""
-        return self._chain.joint_ids
-
     @property
     def action_dim(self) -> int:
         """Width of a :meth:`set_command` row."""
