@@ -41,29 +41,11 @@ def only(engine: str, name: str) -> None:
 
 
 @pytest.fixture
-def make(engine: str) -> Iterator[Callable[..., tuple[simulo.Robot, simulo.Simulation]]]:
-    """``make(asset, num_envs=1, plane=False, at=..., scene=..., sim=..., extra=..., **robot_kwargs)`` on ``engine``.
+def make(make: Callable[..., tuple[simulo.Robot, simulo.Simulation]], engine: str
+         ) -> Callable[..., tuple[simulo.Robot, simulo.Simulation]]:
+    """The shared ``make`` fixture (tests/conftest.py), with every Simulation built on the engine under test."""
 
-    Builds a scene with one robot (and a ground plane when asked) and a Simulation on the engine under
-    test; returns ``(robot, sim)``. Every simulation made is closed after the test.
-    """
-    made: list[simulo.Simulation] = []
+    def _make(*args: Any, sim: dict[str, Any] | None = None, **kwargs: Any) -> tuple[simulo.Robot, simulo.Simulation]:
+        return make(*args, sim={"engine": engine, **(sim or {})}, **kwargs)
 
-    def _make(asset: simulo.Asset, num_envs: int = 1, plane: bool = False, at: str = "/World/Robot",
-              scene: dict[str, Any] | None = None, sim: dict[str, Any] | None = None,
-              extra: Callable[[simulo.Scene], None] | None = None, **robot_kwargs: Any
-              ) -> tuple[simulo.Robot, simulo.Simulation]:
-        sc = simulo.Scene(num_envs=num_envs, **(scene or {}))
-        if plane:
-            sc.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
-        robot = simulo.Robot(asset, **robot_kwargs)
-        sc.add(robot, at=at)
-        if extra is not None:
-            extra(sc)
-        simulation = simulo.Simulation(sc, engine=engine, **(sim or {}))
-        made.append(simulation)
-        return robot, simulation
-
-    yield _make
-    for s in made:
-        s.close()
+    return _make
