@@ -37,6 +37,11 @@ def test_registered_engines_and_an_unknown_name(cartpole) -> None:
         assert sim.engine_name == "mock"
 
 
+def test_the_suites_simulations_run_on_the_engine_under_test(cartpole, engine, make) -> None:
+    _, sim = make(cartpole, num_envs=2, sim={"envs_per_world": 1})
+    assert sim.engine_name == engine and sim.worlds == 2  # the caller's own sim options are kept too
+
+
 def test_the_engine_bounds_come_from_the_engine(cartpole, engine) -> None:
     factory = engine_factory(engine)
     scene = simulo.Scene(num_envs=9)
