@@ -77,7 +77,6 @@ EXCLUSIONS: dict[tuple[str, str], tuple[str, int]] = {
                 "Task has no policy-input / asymmetric-critic hooks yet (rl/task.py)", 9),
     **_excluded("runtime.EngineTaskProtocol", "get_policy_inputs get_critic_inputs policy_input_schema engine_setup",
                 "Task has no policy-input / critic hooks and no engine_setup yet (rl/task.py)", 9),
-    **_excluded("runtime.LearningEnvProtocol", "scene", "LearningEnv does not expose its scene yet (rl/env.py)", 9),
     **_excluded("runtime.TrainerProtocol", "train", "RLTrainer.train defaults max_iterations and adds checkpoint "
                 "keywords; the Protocol's is train(self, max_iterations) (rl/training/trainer.py)", 9),
 }

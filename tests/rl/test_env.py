@@ -380,3 +380,19 @@ def test_seeded_reset_also_seeds_torch_so_torch_draws_repeat():
         assert not torch.equal(env.task.drawn, first)
     finally:
         env.close()
+
+
+def test_scene_is_the_scene_the_task_built() -> None:
+    task = Lifecycle()
+    env = simulo.LearningEnv(task, num_envs=3, seed=0, env_spacing=5.0)
+    try:
+        scene = env.scene
+        assert scene is env.scene
+        robots = [item for item in scene.get_items() if item["item"] is task.robot]
+        assert len(robots) == 1 and robots[0]["per_environment"] is True
+        origins = np.asarray(scene.env_origins)
+        assert origins.shape == (3, 3)
+        gaps = np.linalg.norm(origins[:, None, :] - origins[None, :, :], axis=-1)
+        assert np.isclose(gaps[gaps > 0].min(), 5.0)
+    finally:
+        env.close()

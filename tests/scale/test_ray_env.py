@@ -86,6 +86,14 @@ def test_learning_env_shards_itself_under_the_runners_backend(ray_cluster: Any, 
         try:
             assert isinstance(env.backend, RayLearningEnv) and env.workers == 2
             assert tuple(env.reset()[0].shape) == (8, 4)
+            # the driver describes the scene without simulating it, and its own task gains no robot
+            local = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=8, seed=0, envs_per_world=4, shard=(0, 8))
+            try:
+                assert np.array_equal(np.asarray(env.scene.env_origins), np.asarray(local.scene.env_origins))
+            finally:
+                local.close()
+            assert env.scene is env.scene
+            assert "robot" not in vars(env.task)
         finally:
             env.close()
         shard = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=4, seed=0, envs_per_world=4, shard=(4, 8))

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task
+from simulo.sim.scene import Scene
 
 
 class EnvBackend(Protocol):
@@ -42,6 +43,8 @@ class EnvBackend(Protocol):
     def observation_dim(self) -> int: ...
     @property
     def action_dim(self) -> int: ...
+    @property
+    def scene(self) -> Scene: ...
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[Any, dict[str, Any]]: ...
@@ -164,6 +167,12 @@ class LearningEnv:
         return self._backend.action_dim
 
     @property
+    def scene(self) -> Scene:
+        """The scene the task built: everything that exists in the simulation (one environment's items,
+        replicated ``num_envs`` times, plus the shared ones), with its ``env_origins``."""
+        return self._backend.scene
+
+    @property
     def return_final_observation(self) -> bool:
         """Whether :meth:`step` puts finished episodes' last observations in ``info["final_observation"]``."""
         return self._backend.return_final_observation
@@ -207,7 +216,7 @@ class LearningEnv:
         self._backend.close()
 
     def __getattr__(self, name: str) -> Any:
-        """Members only one backend has (``scene``, ``sim``, ``tensors`` locally; ``workers`` on Ray)."""
+        """Members only one backend has (``sim``, ``tensors`` locally; ``workers`` on Ray)."""
         if name == "_backend":  # not built yet (a failed __init__)
             raise AttributeError(name)
         return getattr(self._backend, name)

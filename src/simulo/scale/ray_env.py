@@ -29,6 +29,7 @@ job's ``retries`` then restart it from its latest checkpoint.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import os
 import pickle
@@ -40,13 +41,15 @@ from typing import Any
 import numpy as np
 
 from simulo._checks import check_int
-from simulo.errors import SimuloError, SimuloValueError, WorkerError
+from simulo.errors import SimuloError, SimuloValueError, TaskError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task, task_uses_torch
 from simulo.scale.cluster import Cluster, ship_by_value
 from simulo.scale.settings import check_workers
 from simulo.scale.sweep import Shard, plan_shards
+from simulo.sim.scene import Scene
+from simulo.sim.simulation import grid_origins
 from simulo.sim.tensors import Tensors, to_numpy
 
 _SIGNATURE = inspect.signature(LearningEnv.__init__)
@@ -252,8 +255,30 @@ class RayLearningEnv:
         self.tensors = Tensors(first["uses_torch"])
         self.step_count = 0
         self._return_final_observation = False
+        self._spacing = options.get("env_spacing")
+        self._scene: Scene | None = None
 
     # -- the LearningEnv surface ------------------------------------------------------------------------
+    @property
+    def scene(self) -> Scene:
+        """The scene the task builds, described on the driver: its items and ``env_origins``.
+
+        The actors simulate their own copies; this one is built (once, on first read) by a copy of the task, so
+        the driver's task gains no unbound robots. Nothing in it is simulated.
+        """
+        if self._scene is None:
+            builder = copy.deepcopy(self.task)
+            spacing = builder.env_spacing if self._spacing is None else self._spacing
+            scene = Scene(num_envs=self.num_envs, env_spacing=spacing)
+            try:
+                builder.build(scene)
+            except Exception as exc:
+                raise TaskError(f"{type(self.task).__name__}.build() failed while describing the scene on the "
+                                f"driver: {type(exc).__name__}: {exc}") from exc
+            scene.runtime_set_origins(self.tensors.out(grid_origins(self.num_envs, float(spacing))))
+            self._scene = scene
+        return self._scene
+
     @property
     def device(self) -> str:
         """Compute device of the batch tensors (the CPU)."""
