@@ -63,22 +63,29 @@ def _excluded(protocol: str, members: str, reason: str, issue: int) -> dict[tupl
     return {(protocol, member): (reason, issue) for member in members.split()}
 
 
-#: (Protocol, member or ``*``) -> (why simulo-local differs, the issue that will fix it).
+#: (Protocol, member or ``*``) -> (why simulo-local differs, the issue that will fix it; 0: a difference the SDK
+#: itself makes, which stays).
 EXCLUSIONS: dict[tuple[str, str], tuple[str, int]] = {
-    **_excluded("authoring.CameraProtocol", "*", "simulo.Camera is a placeholder; no camera sensor yet", 9),
-    **_excluded("runtime.AnomalyDebugSessionProtocol", "*", "anomaly debug sessions are a cloud-platform feature", 9),
-    **_excluded("runtime.ObservationComponentProtocol", "*", "observation components are placeholders", 9),
-    **_excluded("runtime.RewardComponentProtocol", "*", "reward components are placeholders", 9),
-    **_excluded("runtime.TerminationConditionProtocol", "*", "termination conditions are placeholders", 9),
-    **_excluded("runtime.PolicyNetworkProtocol", "*", "simulo.PolicyNetwork is a placeholder; use PolicyPlayer", 9),
+    **_excluded("authoring.CameraProtocol", "*", "simulo.Camera is a placeholder until the camera sensor lands", 11),
+    **_excluded("runtime.AnomalyDebugSessionProtocol", "*", "anomaly debug sessions are the "
+                "cloud platform's (they replay on its servers)", 10),
+    **_excluded("runtime.ObservationComponentProtocol", "*", "observation components are "
+                "placeholders: the SDK names them, its public packages define no behaviour to match", 10),
+    **_excluded("runtime.RewardComponentProtocol", "*", "reward components are "
+                "placeholders (as observation components)", 10),
+    **_excluded("runtime.TerminationConditionProtocol", "*", "termination conditions are "
+                "placeholders (as observation components)", 10),
+    **_excluded("runtime.PolicyNetworkProtocol", "*", "simulo.PolicyNetwork is a placeholder; use PolicyPlayer", 10),
     **_excluded("authoring.SceneProtocol", "add", "Scene.add also takes SceneVariantsProtocol's variants=None "
-                "(which it matches); SceneProtocol.add lacks it, so no one method matches both", 9),
+                "(which it matches); SceneProtocol.add lacks it, so no one method matches both: the two "
+                "Protocols conflict, and the SDK's own Scene has the same choice to make", 0),
     **_excluded("runtime.TaskProtocol", "get_policy_inputs get_critic_inputs policy_input_schema",
-                "Task has no policy-input / asymmetric-critic hooks yet (rl/task.py)", 9),
+                "Task has no policy-input / asymmetric-critic hooks yet (rl/task.py)", 10),
     **_excluded("runtime.EngineTaskProtocol", "get_policy_inputs get_critic_inputs policy_input_schema engine_setup",
-                "Task has no policy-input / critic hooks and no engine_setup yet (rl/task.py)", 9),
+                "Task has no policy-input / critic hooks and no engine_setup yet (rl/task.py)", 10),
     **_excluded("runtime.TrainerProtocol", "train", "RLTrainer.train defaults max_iterations and adds checkpoint "
-                "keywords; the Protocol's is train(self, max_iterations) (rl/training/trainer.py)", 9),
+                "keywords, as the SDK's own RLTrainer facade declares (a compatible extension); the "
+                "Protocol's is train(self, max_iterations)", 0),
 }
 
 #: Names of the two ``__all__`` lists that are not ``simulo`` attributes, as in the SDK: the Protocols, which
