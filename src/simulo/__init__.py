@@ -12,8 +12,7 @@ The names are the SDK 0.34.0's top-level ``__all__`` (``tests/test_sdk_names.py`
   test_value_types_match_sdk.py);
 * simulo-interfaces' own definitions (ids, ``parse_*``, cloud errors, markers, ``RecordConfig``, ...), from
   :mod:`simulo.authoring.contract`, which imports ``simulo.interfaces`` (~100 ms) on first use;
-* placeholders that raise when used: :mod:`simulo.authoring.unavailable` (not in simulo-local yet) and
-  :mod:`simulo.authoring.cloud` (cloud-only).
+* placeholders that raise when used: :mod:`simulo.authoring.unavailable` (not in simulo-local yet).
 """
 
 from __future__ import annotations
@@ -88,7 +87,6 @@ _LAZY: dict[str, str] = {
     "GymEnv": "simulo.rl.gym_adapter",
     # training (torch is imported only when a trainer or player is built)
     "RLTrainer": "simulo.rl.training.trainer",
-    "PPOConfig": "simulo.rl.training.config",
     "PolicyPlayer": "simulo.rl.training.player",
     "RLPlayer": "simulo.rl.training.player",
     "evaluate": "simulo.platform.evaluation",
@@ -99,6 +97,9 @@ _LAZY: dict[str, str] = {
     "JobType": "simulo.platform.systems",
     "SystemType": "simulo.platform.systems",
     "Runtime": "simulo.platform.runtime",
+    "Volume": "simulo.platform.volumes",
+    "callbacks": "simulo.platform.volumes",
+    "save_output": "simulo.platform.outputs",
     # simulo-interfaces' own definitions (imported on first use: ~100 ms)
     "ActionChannel": "simulo.authoring.contract",
     "ArrowMarker": "simulo.authoring.contract",
@@ -171,9 +172,6 @@ _LAZY: dict[str, str] = {
     "Player": "simulo.authoring.unavailable",
     "Trainer": "simulo.authoring.unavailable",
     "PolicyNetwork": "simulo.authoring.unavailable",
-    "Volume": "simulo.authoring.cloud",
-    "save_output": "simulo.authoring.cloud",
-    "callbacks": "simulo.authoring.cloud",
 }
 
 __all__ = sorted([*_LAZY, "__version__"])

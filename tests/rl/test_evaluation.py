@@ -194,7 +194,8 @@ def test_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
 def test_trained_checkpoint_as_policy(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     env = simulo.LearningEnv(Slider(), num_envs=4, seed=0)
-    trainer = simulo.RLTrainer(env, checkpoint_dir=tmp_path, progress=False, rollout_steps=8, num_minibatches=2)
+    trainer = simulo.RLTrainer(env, checkpoint_dir=tmp_path, progress=False,
+                               agent_cfg={"rollouts": 8, "mini_batches": 2})
     trainer.train(1)
     trainer.close()
     env.close()

@@ -72,7 +72,7 @@ def test_trainer_on_sharded_env_matches_one_process(ray_cluster: Any, cartpole_t
                 RayLearningEnv(cartpole_task.CartpoleTask(), 16, seed=3, envs_per_world=4, workers=2)):
         try:
             trainer = RLTrainer(env, seed=1, checkpoint_dir=tmp_path / type(env).__name__, progress=False,
-                                rollout_steps=16, num_minibatches=2, num_epochs=1)
+                                agent_cfg={"rollouts": 16, "mini_batches": 2, "learning_epochs": 1})
             stats.append(trainer.train(2))
         finally:
             env.close()

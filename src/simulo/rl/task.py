@@ -52,6 +52,10 @@ class Task:
         physics_dt: Physics time step, s.
         physics_steps_per_action: Physics steps per policy step.
         env_spacing: Default distance between environment origins, m.
+        policy_input_schema: Named actor (and critic) inputs (a ``simulo.PolicyInputSchema``), or ``None``:
+            the policy and the critic see ``get_observations()``. With a schema the trainer feeds the policy
+            ``get_policy_inputs()`` and, when the schema declares critic inputs, the critic
+            ``get_critic_inputs()`` (an asymmetric actor-critic).
     """
 
     observation_dim: int = 0
@@ -60,6 +64,7 @@ class Task:
     physics_dt: float = 1.0 / 120.0
     physics_steps_per_action: int = 2
     env_spacing: float = 4.0
+    policy_input_schema: Any = None
 
     env: Any = None
     """The environment running this task (set before ``on_start``), else ``None``."""
@@ -93,6 +98,14 @@ class Task:
     def get_observations(self) -> Any:
         """Observations (num_envs, observation_dim). Must be overridden."""
         raise NotImplementedError(f"{type(self).__name__}.get_observations() must return (num_envs, observation_dim)")
+
+    def get_policy_inputs(self) -> Any:
+        """The actor's raw inputs: a batch, or a dict by declared name; defaults to :meth:`get_observations`."""
+        return self.get_observations()
+
+    def get_critic_inputs(self) -> Any:
+        """The critic's raw inputs: a batch, or a dict by declared name; defaults to :meth:`get_policy_inputs`."""
+        return self.get_policy_inputs()
 
     def get_rewards(self) -> Any:
         """Rewards (num_envs,). Must be overridden."""

@@ -3,6 +3,8 @@
 A checkpoint is one ``torch.save`` file holding only plain containers, numbers, strings and
 tensors, so it is read back with ``torch.load(weights_only=True)`` (no pickled code runs).
 Files are written to a temporary name and renamed, so a crash never leaves a torn ``latest.pt``.
+Version 2 (skrl's PPO) keeps skrl's module states under ``"agent"`` and the standalone deterministic
+actor under ``"actor"`` (what :class:`~simulo.rl.training.player.PolicyPlayer` and export read).
 
 Where checkpoints go (first match wins):
 
@@ -30,7 +32,7 @@ from simulo.errors import SimuloValueError
 from simulo.rl.training.deps import require_torch
 
 FORMAT = "simulo-local/rltrainer"
-VERSION = 1
+VERSION = 2
 BEST = "best.pt"
 LATEST = "latest.pt"
 CHECKPOINT_DIR_ENV = "SIMULO_CHECKPOINT_DIR"

@@ -1,150 +1,149 @@
-"""Hyperparameters of the PPO trainer (pure Python: importable without torch)."""
+"""The trainer's ``agent_cfg``: skrl's PPO configuration keys, checked (pure Python: importable without torch).
+
+``RLTrainer(agent_cfg=...)`` takes the keys of skrl 1.4.3's ``PPO_DEFAULT_CONFIG`` (the SDK's trainer runs
+skrl's PPO, so its apps pass those keys). :func:`check_agent_cfg` refuses an unknown key, naming it and
+the valid ones, and checks the values it can check without skrl; :data:`DEFAULTS` are this runtime's
+defaults for the keys an app leaves out. The class-valued defaults (``RunningStandardScaler`` on states
+and values, the ``KLAdaptiveLR`` scheduler) are filled in by :mod:`simulo.rl.training.agent`, which
+imports skrl.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from simulo._checks import is_int, is_real
 from simulo.errors import SimuloValueError
 
-_ACTIVATIONS = ("elu", "tanh", "relu")
-_SCHEDULES = ("adaptive", "fixed")
+#: The keys of skrl 1.4.3's ``PPO_DEFAULT_CONFIG`` (a test compares them with the installed skrl).
+PPO_KEYS: tuple[str, ...] = (
+    "rollouts", "learning_epochs", "mini_batches", "discount_factor", "lambda", "learning_rate",
+    "learning_rate_scheduler", "learning_rate_scheduler_kwargs", "state_preprocessor", "state_preprocessor_kwargs",
+    "value_preprocessor", "value_preprocessor_kwargs", "random_timesteps", "learning_starts", "grad_norm_clip",
+    "ratio_clip", "value_clip", "clip_predicted_values", "entropy_loss_scale", "value_loss_scale", "kl_threshold",
+    "rewards_shaper", "time_limit_bootstrap", "mixed_precision", "experiment",
+)
+
+#: The keys of ``PPO_DEFAULT_CONFIG["experiment"]``.
+EXPERIMENT_KEYS: tuple[str, ...] = (
+    "directory", "experiment_name", "write_interval", "checkpoint_interval", "store_separately", "wandb",
+    "wandb_kwargs",
+)
+
+#: This runtime's values for keys an app leaves out (the rest keep skrl's defaults). Chosen as Isaac Lab's
+#: skrl PPO configurations for cartpole-sized tasks do, with the SDK's 16-step rollout, and tuned on the
+#: cartpole sample (``benchmarks/training_cartpole.py``).
+DEFAULTS: dict[str, Any] = {
+    "rollouts": 16,
+    "learning_epochs": 8,
+    "mini_batches": 4,
+    "discount_factor": 0.99,
+    "lambda": 0.95,
+    "learning_rate": 1e-3,
+    "grad_norm_clip": 1.0,
+    "ratio_clip": 0.2,
+    "value_clip": 0.2,
+    "clip_predicted_values": True,
+    "entropy_loss_scale": 0.0,
+    "value_loss_scale": 2.0,
+    "kl_threshold": 0.0,
+    "time_limit_bootstrap": True,
+}
+
+_POSITIVE_INTS = ("rollouts", "learning_epochs", "mini_batches")
+_NON_NEGATIVE_INTS = ("random_timesteps", "learning_starts")
+_UNIT = ("discount_factor", "lambda")
+_NON_NEGATIVE = ("learning_rate", "grad_norm_clip", "ratio_clip", "value_clip", "entropy_loss_scale",
+                 "value_loss_scale", "kl_threshold")
+_BOOLS = ("clip_predicted_values", "time_limit_bootstrap", "mixed_precision")
+_CALLABLES = ("learning_rate_scheduler", "state_preprocessor", "value_preprocessor", "rewards_shaper")
+_KWARGS = ("learning_rate_scheduler_kwargs", "state_preprocessor_kwargs", "value_preprocessor_kwargs")
 
 
-@dataclass(frozen=True)
-class PPOConfig:
-    """Hyperparameters of :class:`~simulo.rl.training.trainer.RLTrainer` with ``algorithm="PPO"``.
+def check_agent_cfg(agent_cfg: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Check an app's ``agent_cfg`` and return it merged over :data:`DEFAULTS` (a new dict).
 
-    The defaults are tuned for small continuous-control tasks such as the cartpole sample (4
-    observations, 1 action, 64-256 environments) on a laptop CPU.
+    Args:
+        agent_cfg: skrl PPO keys and values, or ``None``. Classes (preprocessors, schedulers) and callables
+            (``rewards_shaper``, ``functools.partial`` included) are kept as given.
 
-    Attributes:
-        rollout_steps: Environment steps collected per environment in each iteration.
-        num_epochs: Passes over each rollout batch.
-        num_minibatches: Minibatches the rollout batch is split into per epoch.
-        gamma: Discount factor.
-        gae_lambda: Lambda of generalised advantage estimation.
-        clip_range: PPO ratio clip (epsilon); also clips the value loss when ``clip_value_loss``.
-        clip_value_loss: Clip the value-function update around the rollout's values.
-        entropy_coef: Weight of the policy entropy bonus.
-        value_coef: Weight of the value loss in the joint loss.
-        learning_rate: Initial Adam learning rate (actor and critic).
-        lr_schedule: ``"adaptive"`` scales the learning rate after every minibatch so that the KL
-            divergence between the old and the new policy stays near ``desired_kl``; ``"fixed"``
-            keeps it constant.
-        desired_kl: Target KL divergence of the adaptive schedule.
-        max_grad_norm: Global gradient-norm clip.
-        init_log_std: Initial log standard deviation of the Gaussian policy (state-independent).
-        actor_hidden: Hidden layer sizes of the policy MLP.
-        critic_hidden: Hidden layer sizes of the value MLP (a separate network).
-        activation: Hidden activation, ``"elu"``, ``"tanh"`` or ``"relu"``.
-        normalize_observations: Normalise observations by running mean and variance.
-        observation_clip: Normalised observations are clipped to ``[-observation_clip, observation_clip]``.
-        action_limit: Actions sent to the environment are clipped to ``[-action_limit, action_limit]``;
-            ``None`` sends the raw Gaussian samples.
-        reward_window: Number of most recently finished episodes whose mean return is the reported
-            reward of an iteration.
+    Returns:
+        The configuration: :data:`DEFAULTS`, then the app's keys; ``experiment`` merged key by key.
+
+    Raises:
+        SimuloValueError: ``agent_cfg`` is not a mapping, a key is unknown (the message lists the valid
+            ones) or a value has the wrong type or range.
     """
-
-    rollout_steps: int = 24
-    num_epochs: int = 5
-    num_minibatches: int = 4
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    clip_value_loss: bool = True
-    entropy_coef: float = 0.0
-    value_coef: float = 1.0
-    learning_rate: float = 1e-3
-    lr_schedule: str = "adaptive"
-    desired_kl: float = 0.01
-    max_grad_norm: float = 1.0
-    init_log_std: float = 0.0
-    actor_hidden: tuple[int, ...] = field(default=(32, 32))
-    critic_hidden: tuple[int, ...] = field(default=(32, 32))
-    activation: str = "elu"
-    normalize_observations: bool = True
-    observation_clip: float = 5.0
-    action_limit: float | None = 1.0
-    reward_window: int = 100
-
-    def __post_init__(self) -> None:
-        for name in ("rollout_steps", "num_epochs", "num_minibatches", "reward_window"):
-            _check_int(name, getattr(self, name), minimum=1)
-        for name in ("gamma", "gae_lambda"):
-            value = _check_float(name, getattr(self, name))
-            if not 0.0 <= value <= 1.0:
-                raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected a number in [0, 1]")
-        for name in ("clip_range", "learning_rate", "desired_kl", "max_grad_norm", "observation_clip"):
-            value = _check_float(name, getattr(self, name))
-            if value <= 0.0:
-                raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected a number > 0")
-        for name in ("entropy_coef", "value_coef"):
-            value = _check_float(name, getattr(self, name))
-            if value < 0.0:
-                raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected a number >= 0")
-        _check_float("init_log_std", self.init_log_std)
-        if self.action_limit is not None and _check_float("action_limit", self.action_limit) <= 0.0:
-            raise SimuloValueError(f"PPOConfig.action_limit={self.action_limit!r}: expected a number > 0 or None")
-        for name in ("clip_value_loss", "normalize_observations"):
-            if not isinstance(getattr(self, name), bool):
-                raise SimuloValueError(f"PPOConfig.{name}={getattr(self, name)!r}: expected True or False")
-        for name in ("actor_hidden", "critic_hidden"):
-            object.__setattr__(self, name, _check_sizes(name, getattr(self, name)))
-        if self.activation not in _ACTIVATIONS:
-            raise SimuloValueError(f"PPOConfig.activation={self.activation!r}: expected one of {_ACTIVATIONS}")
-        if self.lr_schedule not in _SCHEDULES:
-            raise SimuloValueError(f"PPOConfig.lr_schedule={self.lr_schedule!r}: expected one of {_SCHEDULES}")
-
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> PPOConfig:
-        """Build a config from keyword values, refusing unknown names.
-
-        Args:
-            values: Field names and values; missing fields keep their defaults.
-
-        Returns:
-            The validated config.
-
-        Raises:
-            SimuloValueError: A name is not a field of :class:`PPOConfig`, or a value is invalid.
-        """
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise SimuloValueError(
-                f"unknown PPO hyperparameter(s) {unknown}: expected names among {sorted(known)}"
-            )
-        return cls(**dict(values))
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the fields as a plain dict (tuples stay tuples), for checkpoints and logs."""
-        return dataclasses.asdict(self)
-
-    def batch_size(self, num_envs: int) -> int:
-        """Return the number of samples in one rollout of ``num_envs`` environments."""
-        return self.rollout_steps * num_envs
+    if agent_cfg is None:
+        agent_cfg = {}
+    if not isinstance(agent_cfg, Mapping):
+        raise SimuloValueError(f"agent_cfg={agent_cfg!r}: expected a dict of skrl PPO settings or None")
+    _refuse_unknown(agent_cfg, PPO_KEYS, "agent_cfg")
+    experiment = agent_cfg.get("experiment", {})
+    if not isinstance(experiment, Mapping):
+        raise SimuloValueError(f"agent_cfg['experiment']={experiment!r}: expected a dict")
+    _refuse_unknown(experiment, EXPERIMENT_KEYS, "agent_cfg['experiment']")
+    cfg: dict[str, Any] = {**{k: _copy(v) for k, v in DEFAULTS.items()}, **dict(agent_cfg)}
+    cfg["experiment"] = dict(experiment)
+    for key in _POSITIVE_INTS:
+        _check(cfg, key, is_int(cfg[key], 1), "an integer >= 1")
+    for key in _NON_NEGATIVE_INTS:
+        _check(cfg, key, cfg.get(key, 0) is None or is_int(cfg.get(key, 0), 0), "an integer >= 0")
+    for key in _UNIT:
+        _check(cfg, key, is_real(cfg[key]) and 0.0 <= float(cfg[key]) <= 1.0, "a number in [0, 1]")
+    for key in _NON_NEGATIVE:
+        if key in cfg:
+            _check(cfg, key, is_real(cfg[key]) and float(cfg[key]) >= 0.0, "a number >= 0")
+    for key in _BOOLS:
+        if key in cfg:
+            _check(cfg, key, isinstance(cfg[key], bool), "True or False")
+    for key in _CALLABLES:
+        if cfg.get(key) is not None:
+            _check(cfg, key, callable(cfg[key]), "a class or callable, or None")
+    for key in _KWARGS:
+        if cfg.get(key) is not None:
+            _check(cfg, key, isinstance(cfg[key], Mapping), "a dict of keyword arguments")
+            cfg[key] = dict(cfg[key])
+    return cfg
 
 
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if not is_int(value, low=minimum):
-        raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected an integer >= {minimum}")
-    return value
+def describe_cfg(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``cfg`` as plain data (classes and callables by name), for checkpoints and reports."""
+    return {key: _describe(value) for key, value in cfg.items()}
 
 
-def _check_float(name: str, value: Any) -> float:
-    if not is_real(value):
-        raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected a finite number")
-    return float(value)
+def _describe(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _describe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_describe(v) for v in value]
+    if isinstance(value, type) or callable(value):
+        return _callable_name(value)
+    return repr(value)
 
 
-def _check_sizes(name: str, value: Any) -> tuple[int, ...]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)) or not value:
-        raise SimuloValueError(f"PPOConfig.{name}={value!r}: expected a non-empty sequence of layer sizes")
-    for size in value:
-        if not is_int(size, low=1):
-            raise SimuloValueError(f"PPOConfig.{name}={value!r}: layer sizes must be integers >= 1, got {size!r}")
-    return tuple(value)
+def _callable_name(value: Callable[..., Any] | type) -> str:
+    func = getattr(value, "func", None)  # functools.partial
+    if func is not None:
+        return f"partial({_callable_name(func)})"
+    module = getattr(value, "__module__", None)
+    name = getattr(value, "__qualname__", None) or type(value).__qualname__
+    return f"{module}.{name}" if module else str(name)
+
+
+def _refuse_unknown(values: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    unknown = sorted(str(k) for k in values if k not in known)
+    if unknown:
+        raise SimuloValueError(f"{where} has unknown key(s) {unknown}: the valid keys are {sorted(known)}")
+
+
+def _check(cfg: Mapping[str, Any], key: str, ok: bool, expected: str) -> None:
+    if not ok:
+        raise SimuloValueError(f"agent_cfg[{key!r}]={cfg[key]!r}: expected {expected}")
+
+
+def _copy(value: Any) -> Any:
+    return dict(value) if isinstance(value, dict) else value

@@ -1,19 +1,24 @@
-"""Policy, value and observation-normaliser networks of the PPO trainer (imports torch)."""
+"""The trained policy's inference head, without skrl (imports torch).
+
+The trainer's skrl models (:mod:`simulo.rl.training.agent`) build their MLPs with :func:`build_mlp`, so
+the policy's layers copy one to one into a :class:`DeterministicActor`: the state preprocessor's running
+statistics folded in, the Gaussian mean, clipped to the action range. That actor is what checkpoints keep
+for replay (:class:`~simulo.rl.training.player.PolicyPlayer`) and what export writes (ONNX, TorchScript).
+"""
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
-from simulo.errors import NonFiniteError, ShapeError
-from simulo.rl.training.config import PPOConfig
+from simulo.errors import NonFiniteError, ShapeError, SimuloValueError
 
-_ACTIVATION_TYPES: dict[str, type[nn.Module]] = {"elu": nn.ELU, "tanh": nn.Tanh, "relu": nn.ReLU}
+ACTIVATIONS: dict[str, type[nn.Module]] = {"elu": nn.ELU, "tanh": nn.Tanh, "relu": nn.ReLU}
 
 
 def build_mlp(in_dim: int, hidden: tuple[int, ...], out_dim: int, activation: str, out_gain: float) -> nn.Sequential:
@@ -23,7 +28,7 @@ def build_mlp(in_dim: int, hidden: tuple[int, ...], out_dim: int, activation: st
         in_dim: Input features.
         hidden: Hidden layer sizes.
         out_dim: Output features.
-        activation: ``"elu"``, ``"tanh"`` or ``"relu"``.
+        activation: A key of :data:`ACTIVATIONS`.
         out_gain: Orthogonal gain of the output layer (small for a policy mean, 1 for a value).
 
     Returns:
@@ -35,7 +40,7 @@ def build_mlp(in_dim: int, hidden: tuple[int, ...], out_dim: int, activation: st
         linear = nn.Linear(a, b)
         nn.init.orthogonal_(linear.weight, gain=math.sqrt(2.0))
         nn.init.zeros_(linear.bias)
-        layers += [linear, _ACTIVATION_TYPES[activation]()]
+        layers += [linear, ACTIVATIONS[activation]()]
     head = nn.Linear(sizes[-1], out_dim)
     nn.init.orthogonal_(head.weight, gain=out_gain)
     nn.init.zeros_(head.bias)
@@ -43,90 +48,73 @@ def build_mlp(in_dim: int, hidden: tuple[int, ...], out_dim: int, activation: st
     return nn.Sequential(*layers)
 
 
-class ObservationNormalizer(nn.Module):
-    """Running mean/variance normaliser (parallel Welford update, float64 statistics).
+class DeterministicActor(nn.Module):
+    """Raw policy inputs ``(batch, input_dim)`` to actions ``(batch, action_dim)``: standardise, MLP, clip.
 
-    When ``enabled`` is false, :meth:`forward` returns its input and :meth:`update` does nothing,
-    so a disabled normaliser is still saved and restored like an enabled one.
+    Args:
+        input_dim: Width of the policy's input.
+        action_dim: Width of its action.
+        hidden: Hidden layer sizes.
+        activation: A key of :data:`ACTIVATIONS`.
+        normalize: Standardise the input by ``mean`` and ``scale`` and clip it to ``±clip`` first.
+        clip: Clip of the standardised input.
+        action_limit: Actions are clipped to ``±action_limit``.
     """
 
-    # Registered buffers (declared for type checkers; ``nn.Module.__getattr__`` would type them loosely).
     mean: torch.Tensor
-    var: torch.Tensor
-    count: torch.Tensor
+    scale: torch.Tensor
+    log_std: torch.Tensor
 
-    def __init__(self, dim: int, clip: float, enabled: bool = True) -> None:
+    def __init__(self, input_dim: int, action_dim: int, hidden: tuple[int, ...], activation: str,
+                 normalize: bool = False, clip: float = 5.0, action_limit: float = 1.0) -> None:
         super().__init__()
-        self.enabled = enabled
-        self.clip = clip
-        self.register_buffer("mean", torch.zeros(dim, dtype=torch.float64))
-        self.register_buffer("var", torch.ones(dim, dtype=torch.float64))
-        self.register_buffer("count", torch.zeros((), dtype=torch.float64))
-
-    @torch.no_grad()
-    def update(self, obs: torch.Tensor) -> None:
-        """Fold a batch ``(batch, dim)`` of raw observations into the statistics."""
-        if not self.enabled:
-            return
-        batch = obs.to(torch.float64)
-        n = float(batch.shape[0])
-        batch_mean = batch.mean(dim=0)
-        batch_var = batch.var(dim=0, unbiased=False)
-        total = self.count + n
-        delta = batch_mean - self.mean
-        self.mean += delta * (n / total)
-        self.var.copy_((self.var * self.count + batch_var * n + delta.square() * self.count * n / total) / total)
-        self.count.copy_(total)
+        self.input_dim, self.action_dim = input_dim, action_dim
+        self.hidden, self.activation = tuple(hidden), activation
+        self.normalize, self.clip, self.action_limit = normalize, float(clip), float(action_limit)
+        self.net = build_mlp(input_dim, self.hidden, action_dim, activation, out_gain=0.01)
+        self.register_buffer("mean", torch.zeros(input_dim))
+        self.register_buffer("scale", torch.ones(input_dim))
+        self.register_buffer("log_std", torch.zeros(action_dim))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """Return normalised, clipped observations (float32)."""
-        if not self.enabled:
-            return obs
-        std = torch.sqrt(self.var + 1e-8).to(obs.dtype)
-        return ((obs - self.mean.to(obs.dtype)) / std).clamp(-self.clip, self.clip)
+        """Return the deterministic actions for raw inputs."""
+        return self.gaussian_mean(obs).clamp(-self.action_limit, self.action_limit)
 
+    def gaussian_mean(self, obs: torch.Tensor) -> torch.Tensor:
+        """The policy's Gaussian mean (not clipped) for raw inputs."""
+        x = obs
+        if self.normalize:
+            x = ((x - self.mean) / self.scale).clamp(-self.clip, self.clip)
+        return self.net(x)
 
-class GaussianActor(nn.Module):
-    """Gaussian policy: an MLP for the mean and a state-independent, learned log standard deviation."""
+    def sample(self, obs: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        """Return sampled actions (the Gaussian of the trained standard deviation, clipped) for raw inputs."""
+        mean = self.gaussian_mean(obs)
+        noise = torch.randn(mean.shape, generator=generator, device=mean.device)
+        return (mean + self.log_std.exp() * noise).clamp(-self.action_limit, self.action_limit)
 
-    def __init__(self, obs_dim: int, action_dim: int, config: PPOConfig) -> None:
-        super().__init__()
-        self.mean_net = build_mlp(obs_dim, config.actor_hidden, action_dim, config.activation, out_gain=0.01)
-        self.log_std = nn.Parameter(torch.full((action_dim,), float(config.init_log_std)))
+    def spec(self) -> dict[str, Any]:
+        """Return the actor as plain data (sizes and tensors), for a checkpoint; :meth:`from_spec` reverses it."""
+        return {"input_dim": self.input_dim, "action_dim": self.action_dim, "hidden": list(self.hidden),
+                "activation": self.activation, "normalize": self.normalize, "clip": self.clip,
+                "action_limit": self.action_limit,
+                "state": {k: v.detach().clone() for k, v in self.state_dict().items()}}
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return the action mean ``(batch, action_dim)`` and std broadcast to the same shape."""
-        mean = self.mean_net(obs)
-        return mean, self.log_std.exp().expand_as(mean)
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any]) -> DeterministicActor:
+        """Rebuild an actor from :meth:`spec`'s data.
 
-
-class Critic(nn.Module):
-    """State-value network (separate from the actor)."""
-
-    def __init__(self, obs_dim: int, config: PPOConfig) -> None:
-        super().__init__()
-        self.value_net = build_mlp(obs_dim, config.critic_hidden, 1, config.activation, out_gain=1.0)
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """Return values of shape ``(batch,)``."""
-        return self.value_net(obs).squeeze(-1)
-
-
-class DeterministicPolicy(nn.Module):
-    """The inference head of a trained policy: normalise, take the Gaussian mean, clip."""
-
-    def __init__(self, normalizer: ObservationNormalizer, actor: GaussianActor, action_limit: float | None) -> None:
-        super().__init__()
-        self.normalizer = normalizer
-        self.actor = actor
-        self.action_limit = action_limit
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        """Return the deterministic action for raw observations ``(batch, obs_dim)``."""
-        mean = self.actor.mean_net(self.normalizer(obs))
-        if self.action_limit is not None:
-            mean = mean.clamp(-self.action_limit, self.action_limit)
-        return mean
+        Raises:
+            SimuloValueError: The data is incomplete or inconsistent.
+        """
+        try:
+            actor = cls(int(spec["input_dim"]), int(spec["action_dim"]), tuple(int(h) for h in spec["hidden"]),
+                        str(spec["activation"]), bool(spec["normalize"]), float(spec["clip"]),
+                        float(spec["action_limit"]))
+            actor.load_state_dict(spec["state"])
+        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+            raise SimuloValueError(f"the policy's actor data is incomplete or inconsistent: {exc!r}") from exc
+        return actor.eval()
 
 
 def policy_input(obs: Any, obs_dim: int, device: torch.device) -> tuple[torch.Tensor, Callable[[torch.Tensor], Any]]:

@@ -13,54 +13,39 @@ from simulo._checks import is_int
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import read_checkpoint
-from simulo.rl.training.config import PPOConfig
 from simulo.rl.training.deps import require_torch
 from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
     import torch
 
-    from simulo.rl.training.networks import DeterministicPolicy, GaussianActor, ObservationNormalizer
+    from simulo.rl.training.networks import DeterministicActor
 
 
 class PolicyPlayer:
     """A trained policy as a callable: raw observations in, actions out.
 
-    Build it with :meth:`from_checkpoint`. Calls never change the policy (the observation
-    normaliser is frozen at its saved statistics).
+    Build it with :meth:`from_checkpoint`. Calls never change the policy (the state standardisation
+    is frozen at its saved statistics).
 
     Attributes:
-        observation_dim: Observation size the policy expects.
+        observation_dim: Observation (policy input) size the policy expects.
         action_dim: Action size it returns.
-        config: The hyperparameters it was trained with.
+        agent_cfg: The PPO settings it was trained with, as plain data.
         iteration: The training iteration of the checkpoint.
         path: The checkpoint file.
     """
 
-    def __init__(
-        self,
-        normalizer: ObservationNormalizer,
-        actor: GaussianActor,
-        config: PPOConfig,
-        observation_dim: int,
-        action_dim: int,
-        iteration: int,
-        path: str,
-        device: torch.device,
-        seed: int = 0,
-    ) -> None:
-        from simulo.rl.training.networks import DeterministicPolicy  # noqa: PLC0415 - torch-heavy
-
+    def __init__(self, actor: DeterministicActor, agent_cfg: dict[str, Any], iteration: int, path: str,
+                 device: torch.device, seed: int = 0) -> None:
         torch = require_torch()
-        self.config = config
-        self.observation_dim = observation_dim
-        self.action_dim = action_dim
+        self.agent_cfg = agent_cfg
+        self.observation_dim = actor.input_dim
+        self.action_dim = actor.action_dim
         self.iteration = iteration
         self.path = path
         self._device = device
-        self._normalizer = normalizer.eval()
-        self._actor = actor.eval()
-        self._policy: DeterministicPolicy = DeterministicPolicy(normalizer, actor, config.action_limit).eval()
+        self._actor = actor.to(device).eval()
         self._generator = torch.Generator(device=device)
         self._generator.manual_seed(seed)
 
@@ -81,27 +66,25 @@ class PolicyPlayer:
             MissingDependencyError: torch is not installed.
         """
         require_torch("simulo.PolicyPlayer")
-        from simulo.rl.training.networks import GaussianActor, ObservationNormalizer  # noqa: PLC0415
+        from simulo.rl.training.networks import DeterministicActor  # noqa: PLC0415 - torch-heavy
 
         if not is_int(seed, low=0):
             raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
         resolved = torch_device(device)
         payload = read_checkpoint(path, map_location=resolved)
         source = str(path)
+        if payload.get("actor") is None:
+            raise SimuloValueError(f"checkpoint {source!r} keeps no standalone actor: its policy used a "
+                                   "state_preprocessor other than skrl's RunningStandardScaler or None")
         try:
-            config = PPOConfig.from_mapping(payload["config"])
-            obs_dim, action_dim = int(payload["observation_dim"]), int(payload["action_dim"])
-            actor = GaussianActor(obs_dim, action_dim, config).to(resolved)
-            normalizer = ObservationNormalizer(obs_dim, config.observation_clip, config.normalize_observations)
-            normalizer = normalizer.to(resolved)
-            actor.load_state_dict(payload["learner"]["actor"])
-            normalizer.load_state_dict(payload["learner"]["normalizer"])
+            actor = DeterministicActor.from_spec(payload["actor"])
             iteration = int(payload["iteration"])
+            agent_cfg = dict(payload.get("agent_cfg") or {})
         except SimuloValueError as exc:
             raise SimuloValueError(f"checkpoint {source!r}: {exc}") from exc
-        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise SimuloValueError(f"checkpoint {source!r} is incomplete or inconsistent: {exc!r}") from exc
-        return cls(normalizer, actor, config, obs_dim, action_dim, iteration, source, resolved, seed)
+        return cls(actor, agent_cfg, iteration, source, resolved, seed)
 
     @property
     def device(self) -> str:
@@ -128,13 +111,7 @@ class PolicyPlayer:
         torch = require_torch()
         batch, restore = policy_input(obs, self.observation_dim, self._device)
         with torch.no_grad():
-            if deterministic:
-                actions = self._policy(batch)
-            else:
-                mean, std = self._actor(self._normalizer(batch))
-                actions = mean + std * torch.randn(mean.shape, generator=self._generator, device=mean.device)
-                limit = self.config.action_limit
-                actions = actions if limit is None else actions.clamp(-limit, limit)
+            actions = self._actor(batch) if deterministic else self._actor.sample(batch, self._generator)
         return restore(actions)
 
     act = __call__

@@ -1,19 +1,22 @@
-"""``simulo.RLTrainer``: train a policy with PPO on a batched environment, on the CPU.
+"""``simulo.RLTrainer``: train a policy with skrl's PPO on a batched environment.
 
-This module imports without torch (so ``simulo.RLTrainer`` resolves in a lean process); torch is
-required, and imported, when a trainer is constructed. Without torch the constructor raises
-:class:`~simulo.errors.MissingDependencyError` with the install command.
+This module imports without torch or skrl (so ``simulo.RLTrainer`` resolves in a lean process); both are
+required, and imported, when a trainer is constructed (the ``train`` extra). Without them the
+constructor raises :class:`~simulo.errors.MissingDependencyError` with the install command.
 
-Threads: the constructor calls ``torch.set_num_threads(torch_threads)`` (default 1). The networks
-are tiny, so intra-op threads cost more than they give, and the physics engine in the same
-process wants the other core. A fixed thread count also keeps results bit-for-bit repeatable.
-The setting is process-wide; pass ``torch_threads=None`` to leave torch's setting alone.
+One iteration is one PPO update: ``agent_cfg["rollouts"]`` (16 by default) steps of every environment,
+then skrl's update. The trainer drives skrl's agent itself (``act``, ``record_transition``,
+``post_interaction``), so it counts iterations, tracks the reward, writes ``best.pt`` and ``latest.pt``
+and resumes a retried job; skrl writes its TensorBoard events into the run folder.
+
+Threads: the constructor calls ``torch.set_num_threads(torch_threads)`` (default 1). The networks are
+small, so intra-op threads cost more than they give, and the physics engine in the same process wants
+the other core. The setting is process-wide; pass ``torch_threads=None`` to leave torch's setting alone.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulo._checks import is_int
-from simulo.errors import NonFiniteError, ShapeError, SimuloError, SimuloValueError
+from simulo.errors import ShapeError, SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import (
     BEST,
@@ -31,28 +34,39 @@ from simulo.rl.training.checkpoints import (
     resolve_location,
     write_checkpoint,
 )
-from simulo.rl.training.config import PPOConfig
-from simulo.rl.training.deps import require_torch
+from simulo.rl.training.config import check_agent_cfg, describe_cfg
+from simulo.rl.training.deps import require_skrl, require_torch
+from simulo.rl.training.progress import Progress
 from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
     import torch
-    from torch import Tensor
 
-    from simulo.rl.training.ppo import PPO
+    from simulo.rl.training.networks import DeterministicActor
 
 ALGORITHMS = ("PPO",)
+REWARD_WINDOW = 100
+"""The reward of an iteration is the mean return of the last ``REWARD_WINDOW`` finished episodes."""
+CHECKPOINT_EVERY = 50
+"""Iterations between ``latest.pt`` writes when ``train(checkpoint_every=None)`` (the SDK's default)."""
 
 
 class RLTrainer:
-    """Train a Gaussian policy on a batched environment with PPO.
+    """Train a Gaussian policy on a batched environment with skrl's PPO.
 
     Args:
         env: A batched environment (:class:`~simulo.rl.training.vector_env.VectorEnvLike`,
             e.g. ``simulo.LearningEnv``).
         algorithm: ``"PPO"`` (case-insensitive), the only algorithm.
         device: Torch device of the networks; ``"cuda"`` without CUDA warns once and uses the CPU.
-        seed: Seed of network initialisation, action sampling and minibatch shuffling.
+        seed: Seed of network initialisation, action sampling and minibatch sampling.
+        log_dir: Where skrl writes TensorBoard events; ``None``: ``tensorboard/`` in the run folder (beside
+            the ``checkpoints/`` folder of a job run, else inside the checkpoint directory).
+        ml_framework: ``"torch"``, the only framework.
+        agent_cfg: skrl 1.4.3 PPO settings (``rollouts``, ``learning_epochs``, ``mini_batches``,
+            ``state_preprocessor``, ...; see :mod:`simulo.rl.training.config`), classes and callables included.
+        debug_on_anomaly: ``None``, or a disabled ``simulo.DebugOnAnomaly``; anomaly capture is not
+            implemented locally.
         checkpoint_dir: Where ``best.pt`` and ``latest.pt`` go; ``None`` picks the run's directory,
             then ``$SIMULO_CHECKPOINT_DIR``, then a fresh ``./runs/checkpoints/rltrainer-*``
             (see :mod:`simulo.rl.training.checkpoints`).
@@ -61,29 +75,30 @@ class RLTrainer:
             ``checkpoint_dir`` if it exists; ``False`` never resumes.
         progress: Show a progress bar on stderr (tqdm when installed, else one updating line).
         torch_threads: ``torch.set_num_threads`` value (process-wide), or ``None`` to keep torch's.
-        ml_framework: ``"torch"``, the only framework.
-        agent_cfg: Hyperparameters as a mapping (same names as ``**hyperparameters``).
-        **hyperparameters: Fields of :class:`~simulo.rl.training.config.PPOConfig`.
+        hidden_layers: Hidden layer sizes of the policy and the value MLPs (ELU).
 
     Raises:
-        SimuloValueError: An argument or hyperparameter is invalid (the message names it).
-        MissingDependencyError: torch is not installed.
+        SimuloValueError: An argument or an ``agent_cfg`` key is invalid (the message names it).
+        MissingDependencyError: torch or skrl is not installed.
+        NotImplementedError: ``debug_on_anomaly`` is enabled, or the task declares image policy inputs.
     """
 
     def __init__(
         self,
         env: VectorEnvLike,
         algorithm: str = "PPO",
-        device: str = "cpu",
-        seed: int = 0,
+        device: str = "cuda",
+        seed: int = 42,
+        log_dir: str | os.PathLike[str] | None = None,
+        ml_framework: str = "torch",
+        agent_cfg: Mapping[str, Any] | None = None,
+        debug_on_anomaly: Any = None,
         *,
         checkpoint_dir: str | os.PathLike[str] | None = None,
         resume: bool | None = None,
         progress: bool = True,
         torch_threads: int | None = 1,
-        ml_framework: str = "torch",
-        agent_cfg: Mapping[str, Any] | None = None,
-        **hyperparameters: Any,
+        hidden_layers: tuple[int, ...] = (64, 64),
     ) -> None:
         if not isinstance(algorithm, str) or algorithm.upper() not in ALGORITHMS:
             raise SimuloValueError(f"algorithm={algorithm!r}: expected one of {ALGORITHMS} (case-insensitive)")
@@ -97,43 +112,53 @@ class RLTrainer:
             raise SimuloValueError(f"progress={progress!r}: expected True or False")
         if torch_threads is not None and not is_int(torch_threads, 1):
             raise SimuloValueError(f"torch_threads={torch_threads!r}: expected an integer >= 1 or None")
-        if agent_cfg is not None and not isinstance(agent_cfg, Mapping):
-            raise SimuloValueError(f"agent_cfg={agent_cfg!r}: expected a mapping of hyperparameters or None")
-        both = sorted(set(agent_cfg or {}) & set(hyperparameters))
-        if both:
-            raise SimuloValueError(f"hyperparameter(s) {both} given both in agent_cfg and as keywords: give each once")
-        config = PPOConfig.from_mapping({**(agent_cfg or {}), **hyperparameters})
-        num_envs, obs_dim, action_dim = check_vector_env(env)
-        _check_batch(config, num_envs)
+        if isinstance(hidden_layers, (str, bytes)) or not isinstance(hidden_layers, (tuple, list)) \
+                or not hidden_layers or not all(is_int(h, 1) for h in hidden_layers):
+            raise SimuloValueError(f"hidden_layers={hidden_layers!r}: expected a non-empty tuple of sizes >= 1")
+        if debug_on_anomaly is not None and getattr(debug_on_anomaly, "enabled", True):
+            raise NotImplementedError("debug_on_anomaly: anomaly capture is not implemented by the local trainer yet")
+        cfg = check_agent_cfg(agent_cfg)
+        num_envs, _, action_dim = check_vector_env(env)
+        if cfg["mini_batches"] > cfg["rollouts"] * num_envs:
+            raise SimuloValueError(f"agent_cfg['mini_batches']={cfg['mini_batches']}: expected at most rollouts * "
+                                   f"num_envs = {cfg['rollouts'] * num_envs}")
         location = resolve_location(checkpoint_dir)
         if resume is True and location.directory is None:
             raise SimuloValueError("resume=True needs a checkpoint_dir (or a job run) to resume from")
         torch = require_torch()
+        require_skrl()
+        from simulo.rl.training.agent import Networks, build_agent  # noqa: PLC0415 - torch and skrl
+        from simulo.rl.training.inputs import StateSource  # noqa: PLC0415
+
         self._device = torch_device(device)
         if torch_threads is not None:
             torch.set_num_threads(torch_threads)
-
+        torch.manual_seed(seed)
         self.env = env
         self.algorithm = "PPO"
         self.seed = seed
         self.progress = progress
-        self.num_envs, self.observation_dim, self.action_dim = num_envs, obs_dim, action_dim
-        self._directory = location.directory
-        self._learner = self._new_learner(config)
-        self._eval_generator = torch.Generator(device=self._device)
-        self._eval_generator.manual_seed(seed + 1)
+        self.num_envs, self.action_dim = num_envs, action_dim
+        self._source = StateSource(env, self._device)
+        self.observation_dim = self._source.layout.policy_dim
+        self._cfg = cfg
+        self._networks = Networks(hidden=tuple(hidden_layers))
+        self._directory = location.directory if location.directory is not None else new_local_dir()
+        self.log_dir = Path(log_dir) if log_dir is not None else _default_log_dir(self._directory)
+        self._agent = build_agent(cfg, self._source.layout, self._networks, num_envs, self._device, self.log_dir)
+        self._generator = torch.Generator(device=self._device).manual_seed(seed + 1)
         self.iteration = 0
         self.env_steps = 0
         self.best_reward: float | None = None
         self.best_iteration: int | None = None
         self.reward_history: list[float | None] = []
-        self._window: deque[float] = deque(maxlen=config.reward_window)
-        self._obs: Tensor | None = None
-        self._running_return: Tensor | None = None
+        self._window: deque[float] = deque(maxlen=REWARD_WINDOW)
+        self._states: torch.Tensor | None = None
+        self._running_return: torch.Tensor | None = None
         self._closed = False
         self._credit = 0
         self._numbered: list[Path] = []
-        if self._directory is not None and (resume is True or (resume is None and location.from_run)):
+        if resume is True or (resume is None and location.from_run):
             latest = self._directory / LATEST
             if latest.is_file():
                 self.load(latest)
@@ -142,9 +167,14 @@ class RLTrainer:
     # ------------------------------------------------------------------ public surface
 
     @property
-    def config(self) -> PPOConfig:
-        """The hyperparameters in use."""
-        return self._learner.config
+    def agent_cfg(self) -> dict[str, Any]:
+        """The PPO settings in use, as plain data (classes by name)."""
+        return describe_cfg(self._agent.cfg)
+
+    @property
+    def agent(self) -> Any:
+        """The skrl PPO agent."""
+        return self._agent
 
     @property
     def device(self) -> str:
@@ -152,8 +182,8 @@ class RLTrainer:
         return str(self._device)
 
     @property
-    def checkpoint_dir(self) -> Path | None:
-        """Where checkpoints go; ``None`` until a fresh local directory is created on first save."""
+    def checkpoint_dir(self) -> Path:
+        """Where ``best.pt`` and ``latest.pt`` go."""
         return self._directory
 
     def train(
@@ -161,20 +191,20 @@ class RLTrainer:
         max_iterations: int = 1000,
         *,
         checkpoint_dir: str | os.PathLike[str] | None = None,
-        checkpoint_every: int = 1,
+        checkpoint_every: int | None = None,
         keep_last: int | None = None,
     ) -> dict[str, Any]:
-        """Run PPO iterations (collect ``rollout_steps`` per environment, then update).
+        """Run PPO iterations (``rollouts`` steps of every environment, then one update each).
 
         Each call runs ``max_iterations`` more iterations, except the first call after an automatic
         resume (a retried job): it counts the resumed iterations, so the job ends at the same total.
-        ``best.pt`` is written whenever the reward improves; ``latest.pt`` every
-        ``checkpoint_every`` iterations and at the end.
+        ``best.pt`` is written whenever the reward improves; ``latest.pt`` every ``checkpoint_every``
+        iterations and at the end.
 
         Args:
             max_iterations: Iterations to run (>= 0).
             checkpoint_dir: Overrides the trainer's checkpoint directory from now on.
-            checkpoint_every: Iterations between ``latest.pt`` writes (>= 1).
+            checkpoint_every: Iterations between ``latest.pt`` writes (>= 1); ``None``: every 50.
             keep_last: Also keep numbered ``model_<iteration>.pt`` files, the last ``keep_last`` of them.
 
         Returns:
@@ -182,15 +212,16 @@ class RLTrainer:
             ``best_iteration``, ``final_reward`` (the reward of the last iteration), ``env_steps``
             (total), ``wall_time_s`` and ``env_steps_per_s`` of this call, ``reward_history`` (one
             entry per iteration, ``None`` before any episode finished), ``learning_rate``,
-            ``checkpoint_dir``, ``best_checkpoint`` and ``latest_checkpoint``. The reward of an
-            iteration is the mean return of the last ``reward_window`` finished episodes.
+            ``checkpoint_dir``, ``best_checkpoint``, ``latest_checkpoint`` and ``log_dir``. The reward
+            of an iteration is the mean return of the last 100 finished episodes.
 
         Raises:
             SimuloValueError: An argument is invalid.
             SimuloError: The trainer is closed.
             ShapeError, NonFiniteError: The environment returned malformed data.
         """
-        for name, value, minimum in (("max_iterations", max_iterations, 0), ("checkpoint_every", checkpoint_every, 1)):
+        every = CHECKPOINT_EVERY if checkpoint_every is None else checkpoint_every
+        for name, value, minimum in (("max_iterations", max_iterations, 0), ("checkpoint_every", every, 1)):
             if not is_int(value, minimum):
                 raise SimuloValueError(f"{name}={value!r}: expected an integer >= {minimum}")
         if keep_last is not None and not is_int(keep_last, 1):
@@ -200,26 +231,25 @@ class RLTrainer:
             self._directory = Path(checkpoint_dir)
         to_run = max(0, max_iterations - self._credit)
         self._credit = 0
-        start_steps = self.env_steps
-        start = time.perf_counter()
-        bar = _Progress(to_run, enabled=self.progress)
+        start_steps, start = self.env_steps, time.perf_counter()
+        bar = Progress(to_run, enabled=self.progress)
         try:
             for _ in range(to_run):
-                stats = self._iteration()
+                self._iteration(self.iteration + to_run)
                 reward = self.reward_history[-1]
                 if reward is not None and (self.best_reward is None or reward > self.best_reward):
                     self.best_reward, self.best_iteration = reward, self.iteration
-                    self.save(self._ensure_directory() / BEST)
-                if self.iteration % checkpoint_every == 0:
+                    self.save(self._directory / BEST)
+                if self.iteration % every == 0:
                     self._periodic_save(keep_last)
-                elapsed = time.perf_counter() - start
-                bar.update(reward, self.best_reward, (self.env_steps - start_steps) / max(elapsed, 1e-9), stats)
-            if to_run == 0 or self.iteration % checkpoint_every != 0:
+                elapsed = max(time.perf_counter() - start, 1e-9)
+                bar.update(reward, self.best_reward, (self.env_steps - start_steps) / elapsed, self.learning_rate)
+            if to_run == 0 or self.iteration % every != 0:
                 self._periodic_save(keep_last)
         finally:
             bar.close()
         wall = time.perf_counter() - start
-        directory = self._ensure_directory()
+        best = self._directory / BEST
         return {
             "iterations": self.iteration,
             "iterations_run": to_run,
@@ -230,17 +260,23 @@ class RLTrainer:
             "wall_time_s": wall,
             "env_steps_per_s": (self.env_steps - start_steps) / wall if wall > 0 else 0.0,
             "reward_history": list(self.reward_history),
-            "learning_rate": self._learner.learning_rate,
-            "checkpoint_dir": str(directory),
-            "best_checkpoint": str(directory / BEST) if (directory / BEST).is_file() else None,
-            "latest_checkpoint": str(directory / LATEST),
+            "learning_rate": self.learning_rate,
+            "checkpoint_dir": str(self._directory),
+            "best_checkpoint": str(best) if best.is_file() else None,
+            "latest_checkpoint": str(self._directory / LATEST),
+            "log_dir": str(self.log_dir),
         }
 
+    @property
+    def learning_rate(self) -> float:
+        """The optimiser's current learning rate (the KL-adaptive scheduler changes it)."""
+        return float(self._agent.optimizer.param_groups[0]["lr"])
+
     def act(self, obs: Any, deterministic: bool = True) -> Any:
-        """Return the policy's actions for raw observations (no learning, no normaliser update).
+        """Return the policy's actions for raw policy inputs (no learning, no statistics update).
 
         Args:
-            obs: Observations ``(batch, observation_dim)`` or one ``(observation_dim,)``; a torch
+            obs: Policy inputs ``(batch, observation_dim)`` or one ``(observation_dim,)``; a torch
                 tensor, numpy array or nested list.
             deterministic: Take the Gaussian mean (clipped) instead of sampling.
 
@@ -252,147 +288,167 @@ class RLTrainer:
 
         torch = require_torch()
         batch, restore = policy_input(obs, self.observation_dim, self._device)
-        learner = self._learner
+        actor = self._actor()
         with torch.no_grad():
-            if deterministic:
-                actions = learner.policy()(batch)
-            else:
-                mean, std = learner.actor(learner.normalizer(batch))
-                noise = torch.randn(mean.shape, generator=self._eval_generator, device=mean.device)
-                actions = learner.env_actions(mean + std * noise)
+            actions = actor(batch) if deterministic else actor.sample(batch, self._generator)
         return restore(actions)
 
+    def export_policy(self, path: str | os.PathLike[str]) -> str:
+        """Write the deterministic actor (state standardisation folded in, actions clipped) to ``path``.
+
+        ``.onnx`` writes ONNX (the ``export`` extra); ``.pt`` or ``.ts`` writes TorchScript. The file runs
+        without this package: input ``obs`` ``(batch, observation_dim)`` float32, output ``actions``.
+
+        Returns:
+            The path written.
+
+        Raises:
+            SimuloValueError: The suffix is neither.
+            MissingDependencyError: ONNX was asked for and onnx is not installed.
+        """
+        from simulo.rl.training.export import export_actor  # noqa: PLC0415 - torch-heavy
+
+        return export_actor(self._actor(), path)
+
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the full trainer state (policy, value, optimiser, normaliser, counters, config) to ``path``."""
-        write_checkpoint(
-            path,
-            {
-                "algorithm": self.algorithm,
-                "config": self.config.to_dict(),
-                "observation_dim": self.observation_dim,
-                "action_dim": self.action_dim,
-                "seed": self.seed,
-                "iteration": self.iteration,
-                "env_steps": self.env_steps,
-                "best_reward": self.best_reward,
-                "best_iteration": self.best_iteration,
-                "reward_history": list(self.reward_history),
-                "reward_window": list(self._window),
-                "learner": self._learner.state_dict(),
-            },
-        )
+        """Write the full trainer state (skrl's modules, optimiser, preprocessors, counters) to ``path``."""
+        from simulo.rl.training.agent import agent_state, deterministic_actor  # noqa: PLC0415
+
+        actor = deterministic_actor(self._agent, self._source.layout, self._networks)
+        schema = self._source.schema
+        write_checkpoint(path, {
+            "algorithm": self.algorithm,
+            "framework": "skrl",
+            "agent_cfg": self.agent_cfg,
+            "observation_dim": self.observation_dim,
+            "action_dim": self.action_dim,
+            "state_dim": self._source.layout.state_dim,
+            "policy_input_schema": None if schema is None else schema.to_dict(),
+            "seed": self.seed,
+            "iteration": self.iteration,
+            "env_steps": self.env_steps,
+            "best_reward": self.best_reward,
+            "best_iteration": self.best_iteration,
+            "reward_history": list(self.reward_history),
+            "reward_window": list(self._window),
+            "agent": agent_state(self._agent),
+            "actor": None if actor is None else actor.spec(),
+        })
 
     def load(self, path: str | os.PathLike[str]) -> None:
-        """Restore the state written by :meth:`save` (the checkpoint's config replaces the current one).
+        """Restore the state written by :meth:`save` (this trainer's ``agent_cfg`` stays in use).
 
         Nothing changes unless the whole checkpoint loads.
 
         Raises:
-            SimuloValueError: The file is not a checkpoint, or it was trained for other
-                observation/action sizes or does not fit this environment.
+            SimuloValueError: The file is not a checkpoint, or it was trained for other input or action sizes.
         """
+        from simulo.rl.training.agent import agent_state, load_agent_state  # noqa: PLC0415
+
         payload = read_checkpoint(path, map_location=self._device)
         source = str(path)
-        dims = (payload.get("observation_dim"), payload.get("action_dim"))
-        if dims != (self.observation_dim, self.action_dim):
-            raise SimuloValueError(
-                f"checkpoint {source!r} is for observation_dim, action_dim = {dims}; "
-                f"this environment has {(self.observation_dim, self.action_dim)}"
-            )
+        dims = (payload.get("observation_dim"), payload.get("state_dim"), payload.get("action_dim"))
+        mine = (self.observation_dim, self._source.layout.state_dim, self.action_dim)
+        if dims != mine:
+            raise SimuloValueError(f"checkpoint {source!r} is for (policy inputs, states, actions) = {dims}; "
+                                   f"this trainer has {mine}")
         try:
-            config = PPOConfig.from_mapping(payload["config"])
-            _check_batch(config, self.num_envs)
-            learner = self._new_learner(config)
-            learner.load_state_dict(payload["learner"])
-            counters = (
-                int(payload["iteration"]),
-                int(payload["env_steps"]),
-                _optional_float(payload["best_reward"]),
-                None if payload["best_iteration"] is None else int(payload["best_iteration"]),
-                [_optional_float(r) for r in payload["reward_history"]],
-                [float(r) for r in payload["reward_window"]],
-            )
-        except SimuloValueError as exc:
-            raise SimuloValueError(f"checkpoint {source!r}: {exc}") from exc
+            counters = (int(payload["iteration"]), int(payload["env_steps"]),
+                        [None if r is None else float(r) for r in payload["reward_history"]],
+                        [float(r) for r in payload["reward_window"]])
+            best = (_optional_float(payload["best_reward"]), payload["best_iteration"])
+            backup = agent_state(self._agent)
+            try:
+                load_agent_state(self._agent, payload["agent"])
+            except BaseException:
+                load_agent_state(self._agent, backup)
+                raise
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
-            raise SimuloValueError(f"checkpoint {source!r} is incomplete or inconsistent: {exc!r}") from exc
-        self._learner = learner
-        self.iteration, self.env_steps, self.best_reward, self.best_iteration, history, window = counters
-        self.reward_history = history
-        self._window = deque(window, maxlen=config.reward_window)
+            raise SimuloValueError(f"checkpoint {source!r} is incomplete or does not fit this trainer: {exc!r}") \
+                from exc
+        self.iteration, self.env_steps, self.reward_history, window = counters
+        self.best_reward, self.best_iteration = best
+        self._window = deque(window, maxlen=REWARD_WINDOW)
 
     def close(self) -> None:
-        """Release the trainer (the environment stays open; close it yourself). Idempotent."""
+        """Release the trainer (TensorBoard writer flushed; the environment stays open: close it yourself)."""
+        if self._closed:
+            return
         self._closed = True
-        self._obs = None
+        writer = getattr(self._agent, "writer", None)
+        if writer is not None:
+            writer.close()
+        self._states = None
         self._running_return = None
 
     # ------------------------------------------------------------------ internals
 
-    def _new_learner(self, config: PPOConfig) -> PPO:
-        from simulo.rl.training.ppo import PPO  # noqa: PLC0415 - torch-heavy
+    def _actor(self) -> DeterministicActor:
+        from simulo.rl.training.agent import deterministic_actor  # noqa: PLC0415
 
-        return PPO(self.observation_dim, self.action_dim, self.num_envs, config, self._device, self.seed)
+        actor = deterministic_actor(self._agent, self._source.layout, self._networks)
+        if actor is None:
+            raise NotImplementedError("the policy's state_preprocessor is neither skrl's RunningStandardScaler nor "
+                                      "None: it cannot be folded into a standalone actor")
+        return actor
 
     def _check_open(self) -> None:
         if self._closed:
             raise SimuloError("this RLTrainer is closed: create a new one to train again")
 
-    def _ensure_directory(self) -> Path:
-        if self._directory is None:
-            self._directory = new_local_dir()
-        return self._directory
-
     def _periodic_save(self, keep_last: int | None) -> None:
-        directory = self._ensure_directory()
-        self.save(directory / LATEST)
+        self.save(self._directory / LATEST)
         if keep_last is None:
             return
-        numbered = directory / f"model_{self.iteration:06d}.pt"
+        numbered = self._directory / f"model_{self.iteration:06d}.pt"
         self.save(numbered)
         if numbered not in self._numbered:
             self._numbered.append(numbered)
         while len(self._numbered) > keep_last:
             self._numbered.pop(0).unlink(missing_ok=True)
 
-    def _iteration(self) -> dict[str, float]:
+    def _iteration(self, last_iteration: int) -> None:
         import torch  # noqa: PLC0415 - available: checked in __init__
 
-        learner, cfg, env = self._learner, self._learner.config, self.env
-        if self._obs is None:
-            self._obs = self._batch(reset_observations(env.reset()), "reset() observations", (self.observation_dim,),
-                                    torch.float32)
-            self._running_return = torch.zeros(self.num_envs, device=self._device)
-        obs = self._obs
+        from simulo.rl.training.agent import ACTION_LIMIT  # noqa: PLC0415
+        from simulo.rl.training.inputs import as_batch  # noqa: PLC0415
+
+        agent, env, n = self._agent, self.env, self.num_envs
+        rollouts = int(self._cfg["rollouts"])
+        if self._states is None:
+            self._states = self._source.states(reset_observations(env.reset()), "reset()")
+            self._running_return = torch.zeros(n, device=self._device)
+        states = self._states
         env_device = _torch_device(getattr(env, "device", None))
-        for t in range(cfg.rollout_steps):
-            learner.normalizer.update(obs)
-            norm_obs = learner.normalizer(obs)
-            raw, log_probs, values, means, stds = learner.act(norm_obs)
-            actions = learner.env_actions(raw)
-            result = env.step(actions if env_device is None else actions.to(env_device))
+        timesteps = last_iteration * rollouts
+        for t in range(rollouts):
+            timestep = self.iteration * rollouts + t
+            agent.pre_interaction(timestep=timestep, timesteps=timesteps)
+            with torch.no_grad():
+                actions = agent.act(states, timestep=timestep, timesteps=timesteps)[0]
+            clipped = actions.clamp(-ACTION_LIMIT, ACTION_LIMIT)
+            result = env.step(clipped if env_device is None else clipped.to(env_device))
             if not isinstance(result, tuple) or len(result) != 5:
                 raise ShapeError(f"env.step() returned {type(result).__name__}: expected (obs, rewards, terminated, "
                                  "truncated, info)")
             next_obs, rewards, terminated, truncated, info = result
             step = f"step() at iteration {self.iteration + 1}, rollout step {t}"
-            next_obs = self._batch(next_obs, f"{step}: observations", (self.observation_dim,), torch.float32)
-            rewards = self._batch(rewards, f"{step}: rewards", (), torch.float32)
-            terminated = self._batch(terminated, f"{step}: terminated", (), torch.bool)
-            truncated = self._batch(truncated, f"{step}: truncated", (), torch.bool)
-            dones = terminated | truncated
-            # time-limit bootstrap: a truncated (not terminated) episode keeps the value of its state
-            learn_rewards = rewards + cfg.gamma * values * (truncated & ~terminated)
-            learner.store(t, norm_obs, raw, log_probs, values, learn_rewards, dones, means, stds)
-            self._record_episodes(rewards, dones, info)
-            obs = next_obs
-        self._obs = obs
-        last_values = learner.value(learner.normalizer(obs))
-        stats = learner.update(last_values)
+            next_states = self._source.states(next_obs, step)
+            rewards = as_batch(rewards, f"{step}: rewards", n, (), torch.float32, self._device)
+            terminated = as_batch(terminated, f"{step}: terminated", n, (), torch.bool, self._device)
+            truncated = as_batch(truncated, f"{step}: truncated", n, (), torch.bool, self._device)
+            self._record_episodes(rewards, terminated | truncated, info)
+            with torch.no_grad():
+                agent.record_transition(states=states, actions=actions, rewards=rewards.clone().view(-1, 1),
+                                        next_states=next_states, terminated=terminated.view(-1, 1),
+                                        truncated=truncated.view(-1, 1), infos=info, timestep=timestep,
+                                        timesteps=timesteps)
+            agent.post_interaction(timestep=timestep, timesteps=timesteps)
+            states = next_states
+        self._states = states
         self.iteration += 1
-        self.env_steps += cfg.rollout_steps * self.num_envs
+        self.env_steps += rollouts * n
         self.reward_history.append(sum(self._window) / len(self._window) if self._window else None)
-        return stats
 
     def _record_episodes(self, rewards: torch.Tensor, dones: torch.Tensor, info: Any) -> None:
         assert self._running_return is not None
@@ -405,29 +461,10 @@ class RLTrainer:
         self._window.extend(returns)
         self._running_return[dones] = 0.0
 
-    def _batch(self, value: Any, what: str, trailing: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
-        import torch  # noqa: PLC0415
 
-        try:
-            tensor = torch.as_tensor(value, device=self._device)
-        except (TypeError, ValueError, RuntimeError) as exc:
-            raise ShapeError(f"env {what}: {type(value).__name__} is not a tensor ({exc})") from exc
-        expected = (self.num_envs, *trailing)
-        if tuple(tensor.shape) != expected:
-            raise ShapeError(f"env {what} have shape {tuple(tensor.shape)}: expected {expected}")
-        tensor = tensor.to(dtype)
-        if dtype.is_floating_point and not bool(torch.isfinite(tensor).all()):
-            bad = (~torch.isfinite(tensor)).reshape(self.num_envs, -1).any(dim=1).nonzero().flatten().tolist()
-            raise NonFiniteError(f"env {what} contain NaN or infinity in environments {bad}")
-        return tensor
-
-
-def _check_batch(config: PPOConfig, num_envs: int) -> None:
-    samples = config.batch_size(num_envs)
-    if config.num_minibatches > samples:
-        raise SimuloValueError(
-            f"PPOConfig.num_minibatches={config.num_minibatches}: expected at most rollout_steps * num_envs = {samples}"
-        )
+def _default_log_dir(checkpoints: Path) -> Path:
+    """``RUN/tensorboard`` for a job run's ``RUN/checkpoints``, else ``<checkpoint dir>/tensorboard``."""
+    return (checkpoints.parent if checkpoints.name == "checkpoints" else checkpoints) / "tensorboard"
 
 
 def _torch_device(name: Any) -> torch.device | None:
@@ -453,46 +490,3 @@ def _flat(value: Any) -> list[Any]:
     if isinstance(value, (list, tuple)):
         return list(value)
     return [value]
-
-
-class _Progress:
-    """A progress bar: tqdm when installed, else one carriage-return line on stderr."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self._enabled = enabled and total > 0
-        self._total = total
-        self._done = 0
-        self._bar: Any = None
-        if self._enabled:
-            try:
-                from tqdm import tqdm  # noqa: PLC0415 - optional
-
-                self._bar = tqdm(total=total, desc="PPO", unit="it", file=sys.stderr, dynamic_ncols=True)
-            except ImportError:
-                self._bar = None
-
-    def update(self, reward: float | None, best: float | None, fps: float, stats: Mapping[str, float]) -> None:
-        if not self._enabled:
-            return
-        self._done += 1
-        text = (f"reward {_fmt(reward)} best {_fmt(best)} steps/s {fps:,.0f} kl {stats['kl']:.4f} "
-                f"lr {stats['learning_rate']:.1e}")
-        if self._bar is not None:
-            self._bar.set_postfix_str(text, refresh=False)
-            self._bar.update(1)
-        else:
-            sys.stderr.write(f"\rPPO {self._done}/{self._total} {text}")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if not self._enabled:
-            return
-        if self._bar is not None:
-            self._bar.close()
-        else:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
