@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import simulo
-from simulo.authoring import cloud, unavailable
+from simulo.authoring import unavailable
 
 #: ``simulo.__all__`` of the SDK, simulo 0.34.0 (its 118 names, in its order).
 SDK_ALL = (
@@ -64,15 +64,6 @@ def test_placeholders_raise_when_constructed_not_when_named(name: str) -> None:
         cls(width=640)
 
 
-def test_cloud_only_names_raise_a_simulo_error_that_says_so() -> None:
-    for use in (lambda: simulo.Volume("data"), lambda: simulo.Volume.from_name("data", create_if_missing=True),
-                lambda: simulo.save_output("summary", "out/summary.json"),
-                lambda: simulo.callbacks.DebugOnAnomaly(), lambda: simulo.callbacks.CommitVolume(None)):
-        with pytest.raises(cloud.CloudOnlyError, match="cloud") as info:
-            use()
-        assert isinstance(info.value, simulo.SimuloError) and isinstance(info.value, NotImplementedError)
-
-
 def test_contract_names_are_simulo_interfaces_own_objects() -> None:
     import simulo.interfaces as interfaces
     import simulo.interfaces.authoring as authoring
@@ -94,9 +85,9 @@ def test_ids_and_parsers_work_locally() -> None:
 def test_no_borrowed_or_placeholder_name_has_a_real_simulo_class_meanwhile() -> None:
     """A name simulo takes from simulo-interfaces or stands in for must point at our class once one exists."""
     borrowed = {name for name, module in simulo._LAZY.items()
-                if module in ("simulo.authoring.contract", "simulo.authoring.unavailable", "simulo.authoring.cloud")}
+                if module in ("simulo.authoring.contract", "simulo.authoring.unavailable")}
     package = Path(simulo.__file__).parent
-    homes = {"unavailable.py", "cloud.py", "callbacks.py"}
+    homes = {"unavailable.py"}
     defined = {}
     for path in package.rglob("*.py"):
         if path.name in homes and path.parent.name == "authoring":

@@ -6,9 +6,6 @@ declares each one where it is defined. It must list exactly ``simulo.__all__`` w
 """
 
 from simulo.authoring.asset import Asset as Asset
-from simulo.authoring.cloud import Volume as Volume
-from simulo.authoring.cloud import callbacks as callbacks
-from simulo.authoring.cloud import save_output as save_output
 from simulo.authoring.config import ActuatorGainsConfig as ActuatorGainsConfig
 from simulo.authoring.config import ArticulationConfig as ArticulationConfig
 from simulo.authoring.config import JointConfig as JointConfig
@@ -123,9 +120,12 @@ from simulo.errors import WorkerError as WorkerError
 from simulo.platform.app import App as App
 from simulo.platform.evaluation import evaluate as evaluate
 from simulo.platform.policies import PolicyCheckpoint as PolicyCheckpoint
+from simulo.platform.outputs import save_output as save_output
 from simulo.platform.runtime import Runtime as Runtime
 from simulo.platform.systems import JobType as JobType
 from simulo.platform.systems import SystemType as SystemType
+from simulo.platform.volumes import Volume as Volume
+from simulo.platform.volumes import callbacks as callbacks
 from simulo.rl.env import LearningEnv as LearningEnv
 from simulo.rl.gym_adapter import GymEnv as GymEnv
 from simulo.rl.gym_adapter import GymVectorEnv as GymVectorEnv

@@ -83,3 +83,32 @@ class MissingDependencyError(SimuloError, ImportError):
 
 class WorkerError(SimuloError, RuntimeError):
     """A Ray worker running part of a sweep or of a batch of environments died, and its work was lost."""
+
+
+class NotInJobError(SimuloError, RuntimeError):
+    """A function that needs a running job (``simulo.save_output``) was called outside ``simulo run``."""
+
+
+# The SDK's error names (simulo-interfaces' ``simulo.interfaces.exceptions``). simulo-local raises them as
+# subclasses of both its own SimuloError and the SDK's class, so ``except simulo.JobFailedError`` (the SDK's
+# class) and ``except simulo.SimuloError`` both catch them. They are made on first use: importing the SDK's
+# package costs ~100 ms, which ``import simulo.errors`` must not pay.
+_SDK_ERRORS: dict[str, str] = {
+    "ContractViolationError": "An object does not satisfy a contract of the SDK (its Protocols).",
+    "ImportResolutionError": "A name imported inside ``app.runtime.imports()`` was used while only listing jobs.",
+    "ResourceNotFoundError": "A named resource (a volume, a registry asset) cannot be found.",
+    "ResumeIncompatibleError": "A checkpoint does not fit the job that would resume from it.",
+    "JobFailedError": "A job ended failed (after its retries).",
+}
+
+
+def __getattr__(name: str) -> type[SimuloError]:
+    doc = _SDK_ERRORS.get(name)
+    if doc is None:
+        raise AttributeError(f"module 'simulo.errors' has no attribute {name!r}")
+    import importlib  # noqa: PLC0415
+
+    sdk_class = getattr(importlib.import_module("simulo.interfaces.exceptions"), name)
+    made = type(name, (SimuloError, sdk_class), {"__doc__": doc, "__module__": __name__})
+    globals()[name] = made
+    return made

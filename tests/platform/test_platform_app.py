@@ -97,7 +97,7 @@ def test_app_name_and_runtime_validation() -> None:
     runtime = simulo.Runtime.from_registry("simulo/gpu-rl:2026.06").env({"A": "1"}).pip_install("wandb==0.17.0")
     app = simulo.App("x", runtime=runtime)
     assert app.runtime.runtime_env == {"A": "1"}
-    assert app.runtime.pip_dependencies == (("wandb==0.17.0",),)
+    assert app.runtime.pip_dependencies == [{"packages": ["wandb==0.17.0"], "pre": False}]
     with pytest.raises(JobError, match="plain PyPI"):
         runtime.pip_install("git+https://example.com/x.git")
     assert simulo.App("y").runtime is not simulo.App("z").runtime

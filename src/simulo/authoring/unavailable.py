@@ -4,23 +4,16 @@ Each name resolves from ``import simulo`` and can be named in annotations, ``isi
 class lists, so an app written for the SDK imports unchanged. Using one — constructing it or calling it —
 raises at once with a message that says what is missing and what to do locally. Nothing here pretends to work.
 
-* :class:`NotYetAvailable` subclasses are engine features another part of simulo-local will provide; they
-  raise :class:`NotImplementedError`.
-* Cloud-only names (:mod:`simulo.authoring.cloud`) have no local meaning; they raise :class:`CloudOnlyError`.
+:class:`NotYetAvailable` subclasses are engine features another part of simulo-local will provide; they
+raise :class:`NotImplementedError`.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from simulo.errors import SimuloError
-
 #: The issue that tracks the SDK surface simulo-local still lacks.
 ISSUE = 9
-
-
-class CloudOnlyError(SimuloError, NotImplementedError):
-    """A name of the SDK that only means something on the Simulo cloud platform was used locally."""
 
 
 class NotYetAvailable:

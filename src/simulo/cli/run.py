@@ -1,32 +1,51 @@
-"""``simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--param value ...]``: run a job locally.
+"""``simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [RUN OPTIONS] [--param value ...]``: run a job locally.
 
 The app file is imported in discovery mode (torch and other heavy imports inside
 ``app.runtime.imports()`` are not loaded) to find its jobs and check the flags; the job then runs
 in a child process (see :mod:`simulo.platform.runner`). Its output streams to stderr and to the
 run's ``log.txt``; its return value is printed on stdout as JSON and saved as ``result.json``.
 
-Exit status: 0 the job completed, 1 it failed (after its retries) or, as in the cloud's client, it is a
-preview job whose report failed a check, 2 usage error (bad file, no or ambiguous job, unknown flag, bad
-value), 124 it ran past its timeout, 130 interrupted.
+It accepts every option of the SDK's ``simulo run``. ``--detach`` runs the job in a background process
+and returns at once (``simulo logs RUN --follow`` reads it); ``--tag NAME`` is kept in the run's
+``run.json``; ``--from``, ``--compare``, ``--repeatable``, ``--require-success`` and ``--fail-if-worse``
+reach the job as ``current_run().flags``; ``--frozen`` holds by construction (a registry reference here
+always carries its ``:vN``); ``--strict-assets`` resolves every registry asset before the job starts;
+``--no-viewstream`` and ``--skip-preflight`` ask for what a local run does anyway. ``--viewstream`` and
+``--record-3d`` have no local meaning: they exit 2 and say why.
+
+Before the job starts, :mod:`simulo.platform.readiness` checks what would make every attempt fail (a
+missing dependency, Ray for ``--workers``, ``--num-envs 0``, a missing volume) and installs
+``Runtime.pip_install`` packages; such a failure is one line and takes no run folder.
+
+Exit status: 0 the job completed, 1 it failed (after its retries) or could not start, or, as in the
+cloud's client, it is a preview job whose report failed a check, 2 usage error (bad file, no or
+ambiguous job, unknown flag, bad value, an option with no local meaning), 124 it ran past its timeout,
+130 interrupted.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from simulo.errors import JobError, SimuloValueError
+from simulo.errors import JobError, SimuloError, SimuloValueError
 from simulo.platform.app import JobFunction
+from simulo.platform.background import start_background
+from simulo.platform.context import RunFlags
 from simulo.platform.jobs import JobFile, check_runnable, load_app_file
 from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
-from simulo.platform.runner import EXIT_FAILED, EXIT_USAGE, RunRequest, run_job, runs_root
+from simulo.platform.readiness import check_params, prepare
+from simulo.platform.runner import EXIT_FAILED, EXIT_USAGE, RunRequest, run_id, run_job, runs_root
 from simulo.platform.systems import JobType
 from simulo.scale.settings import ScaleSettings
 
 USAGE = """\
-usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--workers N] [--address ADDR] [--PARAM VALUE ...]
+usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--workers N] [--address ADDR] [--detach]
+                  [--tag NAME ...] [--from POLICY:KIND] [--compare POLICY:KIND] [--repeatable]
+                  [--require-success RATE] [--fail-if-worse] [--frozen] [--strict-assets] [--PARAM VALUE ...]
 
 Run a job of an app file on this computer.
 
@@ -37,11 +56,37 @@ Run a job of an app file on this computer.
   --workers N     shard the job's simulo.LearningEnv over N Ray workers (default 1: one process,
                   no Ray); needs the ray extra (see docs/scale-out.md)
   --address ADDR  use the Ray cluster at ADDR (HOST:6379 or ray://HOST:10001) instead of a local one
+  --detach        run the job in the background: print its run id and return at once
+                  (read it with: simulo logs RUN [--follow])
+  --tag NAME      tag the run (lowercase letters, digits, '.', '_', '-'); repeat for several
+  --from POLICY:KIND       start a training run from a policy checkpoint (policy_x:best, a run folder, a .pt)
+  --compare POLICY:KIND    evaluate --policy against this policy on the same episodes (eval)
+  --repeatable             repeatable evaluation episodes (eval)
+  --require-success RATE   exit 1 when the share of successful episodes is below RATE, 0..1 (eval)
+  --fail-if-worse          exit 1 when --policy did worse than --compare (eval)
+  --frozen        refuse unpinned registry assets (always true here: references carry their :vN)
+  --strict-assets resolve and check every registry asset before the job starts
   --PARAM VALUE   the job's parameters: num_envs is --num-envs; booleans are --x/--no-x
 
-Exit status: 0 completed, 1 failed (a preview: a check failed), 2 usage error, 124 timed out."""
+Accepted as what a local run does anyway: --no-viewstream, --skip-preflight.
+No local meaning (exit 2): --viewstream, --record-3d COPIES.
 
-_OWN = ("--job", "--list", "--runs-dir", "--workers", "--address", "-h", "--help")
+Exit status: 0 completed, 1 failed or could not start (a preview: a check failed), 2 usage error,
+124 timed out."""
+
+_VALUED = ("--job", "--runs-dir", "--workers", "--address", "--from", "--compare", "--require-success", "--tag",
+           "--record-3d")
+_SWITCHES = ("--list", "--detach", "--frozen", "--strict-assets", "--repeatable", "--fail-if-worse",
+             "--skip-preflight", "--viewstream", "--no-viewstream", "-h", "--help")
+_OWN = (*_VALUED, *_SWITCHES)
+_NO_LOCAL_MEANING = {
+    "--viewstream": "--viewstream streams a live 3D viewport from a Simulo cloud worker; a local run has no "
+                    "viewer service (record a video instead: simulo.preview(..., video=True) or simulo.VideoWriter)",
+    "--record-3d": "--record-3d records 3D training data on Simulo cloud training workers only; locally, record "
+                   "a video with simulo.VideoWriter",
+}
+_TAG = re.compile(r"^[a-z0-9._-]{1,64}$")
+_MAX_TAGS = 16
 
 
 @dataclass(frozen=True)
@@ -52,21 +97,66 @@ class _Options:
     help: bool
     workers: int = 1
     address: str | None = None
+    detach: bool = False
+    strict_assets: bool = False
+    flags: RunFlags = field(default_factory=RunFlags)
+
+
+def _tags(values: list[str]) -> tuple[str, ...]:
+    """The ``--tag`` values without repeats, each checked as the SDK's job tags are."""
+    tags: list[str] = []
+    for tag in values:
+        if not _TAG.match(tag):
+            raise JobError(f"--tag {tag!r} is invalid: use lowercase letters, digits, '.', '_' or '-', "
+                           "up to 64 characters")
+        if tag not in tags:
+            tags.append(tag)
+    if len(tags) > _MAX_TAGS:
+        raise JobError(f"at most {_MAX_TAGS} tags per run, got {len(tags)}")
+    return tuple(tags)
+
+
+def _rate(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = float("nan")
+    if not 0 <= rate <= 1:
+        raise JobError(f"--require-success needs a rate from 0 to 1, such as 0.9 for 90%, got {value!r}")
+    return rate
+
+
+def _run_flags(values: dict[str, list[str]], switches: set[str]) -> RunFlags:
+    def last(key: str) -> str | None:
+        return values[key][-1] if values.get(key) else None
+
+    flags = RunFlags(
+        from_policy=last("--from"),
+        compare=last("--compare"),
+        repeatable="--repeatable" in switches,
+        require_success=_rate(last("--require-success")),
+        fail_if_worse="--fail-if-worse" in switches,
+        tags=_tags(values.get("--tag", [])),
+    )
+    if "--detach" in switches and (flags.require_success is not None or flags.fail_if_worse):
+        gate = "--require-success" if flags.require_success is not None else "--fail-if-worse"
+        raise JobError(f"{gate} sets the exit status from the evaluation, so simulo run must wait for it; "
+                       "it cannot be used with --detach")
+    return flags
 
 
 def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
     """Separate simulo run's own options from the job's flags."""
-    job: str | None = None
-    runs_dir: str | None = None
-    workers = "1"
-    address: str | None = None
-    list_jobs = show_help = False
+    values: dict[str, list[str]] = {}
+    switches: set[str] = set()
     rest: list[str] = []
     i = 0
     while i < len(argv):
         token = argv[i]
         key, eq, inline = token.partition("=")
-        if key in ("--job", "--runs-dir", "--workers", "--address"):
+        if key in _VALUED:
             if eq:
                 value = inline
             elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
@@ -74,27 +164,33 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
                 value = argv[i]
             else:
                 raise JobError(f"{key} needs a value")
-            if key == "--job":
-                job = value
-            elif key == "--workers":
-                workers = value
-            elif key == "--address":
-                address = value
-            else:
-                runs_dir = value
-        elif token == "--list":
-            list_jobs = True
-        elif token in ("-h", "--help"):
-            show_help = True
+            values.setdefault(key, []).append(value)
+        elif token in _SWITCHES:
+            switches.add(token)
         else:
             rest.append(token)
         i += 1
+    for option, why in _NO_LOCAL_MEANING.items():
+        if option in values or option in switches:
+            raise JobError(why)
+    workers = values.get("--workers", ["1"])[-1]
+    address = values.get("--address", [None])[-1]
     try:
         scale = ScaleSettings(int(workers), address)
     except (ValueError, SimuloValueError):
         raise JobError(f"--workers needs a whole number >= 1 and --address a Ray address (HOST:6379 or "
                        f"ray://HOST:10001), got --workers {workers!r}, --address {address!r}") from None
-    return _Options(job, list_jobs, runs_dir, show_help, scale.workers, scale.address), rest
+    return _Options(
+        job=values.get("--job", [None])[-1],
+        list_jobs="--list" in switches,
+        runs_dir=values.get("--runs-dir", [None])[-1],
+        help=bool(switches & {"-h", "--help"}),
+        workers=scale.workers,
+        address=scale.address,
+        detach="--detach" in switches,
+        strict_assets="--strict-assets" in switches,
+        flags=_run_flags(values, switches),
+    ), rest
 
 
 def _flags_of(job: JobFunction) -> list[Flag]:
@@ -142,6 +238,11 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
+def _cannot_start(exc: SimuloError) -> int:
+    print(f"simulo run: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return EXIT_FAILED
+
+
 def main(argv: list[str]) -> int:
     """Run ``simulo run``; returns the exit status."""
     if not argv or argv[0] in ("-h", "--help"):
@@ -159,9 +260,14 @@ def main(argv: list[str]) -> int:
         check_runnable(job)
         flags = _flags_of(job)
         values = parse_flags(flags, job_argv)
+        params = {f.name: values.get(f.name, f.default) for f in flags if f.name in values or not f.required}
+        check_params(params)
+        ready = prepare(job, job_file, ScaleSettings(options.workers, options.address),
+                        strict_assets=options.strict_assets)
     except JobError as exc:
         return _error(str(exc))
-    params = {f.name: values.get(f.name, f.default) for f in flags if f.name in values or not f.required}
+    except SimuloError as exc:  # a missing dependency or volume, a pip failure, an asset under --strict-assets
+        return _cannot_start(exc)
     request = RunRequest(
         file=job_file.path,
         app=job.app.name,
@@ -170,11 +276,15 @@ def main(argv: list[str]) -> int:
         params=jsonable_params(params),
         timeout=job.spec.timeout,
         retries=job.spec.retries,
-        env=tuple(job.app.runtime.runtime_env.items()),
+        env=(*job.app.runtime.runtime_env.items(), *ready.env),
         workers=options.workers,
         address=options.address,
+        flags=options.flags,
+        python_path=ready.python_path,
     )
     try:
+        if options.detach:
+            return _detach(request, options)
         outcome = run_job(request, runs_root(options.runs_dir))
     except JobError as exc:
         return _error(str(exc))
@@ -186,8 +296,19 @@ def main(argv: list[str]) -> int:
             print(f"simulo run: the preview did not pass: {failed_preview}", file=sys.stderr)
             return EXIT_FAILED
     else:
-        print(f"simulo run: error: {outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
+        kind = "JobFailedError: " if outcome.status == "failed" else ""
+        print(f"simulo run: error: {kind}{outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
     return outcome.exit_code
+
+
+def _detach(request: RunRequest, options: _Options) -> int:
+    """Start the run in the background; print its id on stdout and how to follow it on stderr."""
+    run_dir = start_background(request, runs_root(options.runs_dir))
+    ident = run_id(run_dir)
+    print(ident)
+    follow = f"simulo logs {ident}{f' --runs-dir {options.runs_dir}' if options.runs_dir else ''} --follow"
+    print(f"simulo run: {ident} runs in the background in {run_dir}; follow it with: {follow}", file=sys.stderr)
+    return 0
 
 
 def _failed_preview_summary(job: JobFunction, result: object) -> str | None:

@@ -1,9 +1,15 @@
 """Private: one attempt of a job, in its own process (started by :mod:`simulo.platform.runner`).
 
-Usage: ``python -m simulo.platform._child SPEC_JSON``. Imports the app file in execution mode,
-parses the job flags (resolving ``--policy``-style checkpoint references against the app's runs
-folder), sets the run context, calls the job and writes ``result.json``; on an
-exception it prints the traceback and writes ``attempt-<n>.error.json``, and exits with 1.
+Usage: ``python -m simulo.platform._child SPEC_JSON``. Appends the run's extra import folders
+(``Runtime.pip_install``'s cache) to ``sys.path``, imports the app file in execution mode, parses the
+job flags (resolving ``--policy``-style checkpoint references against the app's runs folder), sets the
+run context, calls the job and writes ``result.json`` (and the outputs the job saved with
+``simulo.save_output``). The job's callbacks hear of its start, its checkpoints, an anomaly and its end
+(:mod:`simulo.platform.job_hooks`).
+
+On an exception it writes ``attempt-<n>.error.json`` (type, message, traceback, and whether a retry
+could help) and exits with 1. A failure a retry cannot fix (see :func:`retryable`) prints one line,
+``Type: message (at FILE:LINE)``; any other prints its traceback.
 """
 
 from __future__ import annotations
@@ -14,15 +20,20 @@ import json
 import sys
 import traceback
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
-from simulo.errors import JobError, SimuloValueError
-from simulo.platform.context import RunContext, running
+from simulo.errors import JobError, NonFiniteError, SimuloError, SimuloValueError, WorkerError
+from simulo.platform.context import RunContext, RunFlags, running
+from simulo.platform.job_hooks import JobHooks
 from simulo.platform.jobs import load_app_file
+from simulo.platform.outputs import collecting_outputs
 from simulo.platform.params import Flag, job_flags, parse_flags
 from simulo.platform.policies import PolicyCheckpoint
 from simulo.rl.env import env_backend
 from simulo.scale.settings import current_settings
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
 
 def _to_json(value: Any) -> Any:
@@ -59,13 +70,6 @@ def _resolve_checkpoints(flags: list[Flag], kwargs: dict[str, Any], run: RunCont
     return kwargs
 
 
-def _hook(callbacks: tuple[Any, ...], name: str, *args: Any) -> None:
-    for callback in callbacks:
-        method = getattr(callback, name, None)
-        if callable(method):
-            method(*args)
-
-
 def _sharded_environments() -> contextlib.AbstractContextManager[None]:
     """Under ``--workers N`` (N > 1) or ``--address``, the job's LearningEnvs step over Ray actors."""
     settings = current_settings()
@@ -76,36 +80,81 @@ def _sharded_environments() -> contextlib.AbstractContextManager[None]:
     return env_backend(backend_factory(settings.workers, settings.address))
 
 
+def retryable(exc: BaseException) -> bool:
+    """Whether running the attempt again could end differently.
+
+    Not retryable: simulo-local's own errors (bad input, a task that does not build or breaks its
+    contract, a missing dependency), the SDK's contract errors, and import or syntax errors, which
+    fail the same way every time. Retryable: a lost Ray worker, non-finite numbers (a retry resumes
+    from the last checkpoint) and every other exception.
+    """
+    if isinstance(exc, (WorkerError, NonFiniteError)):
+        return True
+    if isinstance(exc, (SimuloError, ImportError, SyntaxError)):
+        return False
+    contract = sys.modules.get("simulo.interfaces.exceptions")
+    return contract is None or not isinstance(exc, contract.SimuloError)
+
+
+def _where(exc: BaseException) -> str:
+    """``FILE:LINE`` of the innermost frame outside simulo-local that the error (or its cause) passed, or ''."""
+    where = ""
+    seen: BaseException | None = exc
+    while seen is not None:
+        tb: TracebackType | None = seen.__traceback__
+        while tb is not None:
+            name = tb.tb_frame.f_code.co_filename
+            if not name.startswith(_PACKAGE_DIR) and not name.startswith("<"):
+                where = f"{name}:{tb.tb_lineno}"
+            tb = tb.tb_next
+        seen = seen.__cause__
+    return where
+
+
+def _report_failure(exc: Exception, run: RunContext) -> None:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next  # start the traceback at the app's code, not at this runner
+    text = "".join(traceback.format_exception(type(exc), exc, tb))
+    again = retryable(exc)
+    if again:
+        sys.stderr.write(text)
+    else:
+        where = _where(exc)
+        sys.stderr.write(f"{type(exc).__name__}: {exc}{f' (at {where})' if where else ''}\n")
+    sys.stderr.flush()
+    record = {"type": type(exc).__name__, "message": str(exc), "traceback": text, "retryable": again}
+    (run.run_dir / f"attempt-{run.attempt}.error.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+
+
 def main(spec_text: str) -> int:
     """Run one attempt described by ``spec_text`` (JSON); return the process exit code."""
     spec = json.loads(spec_text)
-    run = RunContext.create(Path(spec["run_dir"]), int(spec["attempt"]), int(spec["max_attempts"]))
+    sys.path.extend(p for p in spec.get("python_path", ()) if p not in sys.path)
+    flags_of_run = RunFlags.from_json(spec.get("flags", {}))
+    run = RunContext.create(Path(spec["run_dir"]), int(spec["attempt"]), int(spec["max_attempts"]), flags_of_run)
     job_id = f"{run.run_dir.parent.parent.name}/{run.run_dir.parent.name}/{run.run_dir.name}"
-    callbacks: tuple[Any, ...] = ()
+    hooks = JobHooks((), job_id, run.checkpoint_dir)
     try:
         job = load_app_file(spec["file"], discovery=False).select(spec["job"])
-        callbacks = job.spec.callbacks
+        hooks = JobHooks(job.spec.callbacks, job_id, run.checkpoint_dir)
         flags = job_flags(job.spec.fn)
         kwargs = _resolve_checkpoints(flags, parse_flags(flags, spec["argv"]), run)
-        _hook(callbacks, "on_job_start", job_id)
-        with running(job.app, run), _sharded_environments():
+        hooks.start()
+        with running(job.app, run), _sharded_environments(), collecting_outputs(run.run_dir) as outputs:
             result = job.spec.fn(**kwargs)
-        text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
+            text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
+            outputs.publish()
     except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, then retried or not
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
-            tb = tb.tb_next  # start the traceback at the app's code, not at this runner
-        text = "".join(traceback.format_exception(type(exc), exc, tb))
-        sys.stderr.write(text)
-        sys.stderr.flush()
-        record = {"type": type(exc).__name__, "message": str(exc), "traceback": text}
-        (run.run_dir / f"attempt-{run.attempt}.error.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
-        _hook(callbacks, "on_job_end", job_id, "failed")
+        _report_failure(exc, run)
+        if isinstance(exc, NonFiniteError):
+            hooks.anomaly(str(exc))
+        hooks.end("failed")
         return 1
     tmp = run.run_dir / "result.json.tmp"
     tmp.write_text(text + "\n", encoding="utf-8")
     tmp.replace(run.run_dir / "result.json")
-    _hook(callbacks, "on_job_end", job_id, "completed")
+    hooks.end("completed")
     return 0
 
 

@@ -13,20 +13,25 @@ before it calls the job. Library code reads it with :func:`current_run`:
   running (in the child process, or while a job function is called in-process);
   ``simulo.evaluate`` reads its ``success_functions`` from it.
 
+* **Run flags.** ``flags`` holds the ``simulo run`` options a job may act on (``--from``,
+  ``--compare``, ``--repeatable``, ``--require-success``, ``--fail-if-worse``, ``--tag``), as a
+  :class:`RunFlags`.
+
 The same values are exported to the job's environment as ``SIMULO_RUN_DIR``,
-``SIMULO_CHECKPOINT_DIR`` and ``SIMULO_ATTEMPT`` (and ``SIMULO_MAX_ATTEMPTS``), so a process started
-by the job sees the context too: :func:`current_run` falls back to them.
+``SIMULO_CHECKPOINT_DIR``, ``SIMULO_ATTEMPT``, ``SIMULO_MAX_ATTEMPTS`` and ``SIMULO_RUN_FLAGS`` (JSON),
+so a process started by the job sees the context too: :func:`current_run` falls back to them.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from simulo.platform.app import App
@@ -35,9 +40,55 @@ ENV_RUN_DIR = "SIMULO_RUN_DIR"
 ENV_CHECKPOINT_DIR = "SIMULO_CHECKPOINT_DIR"
 ENV_ATTEMPT = "SIMULO_ATTEMPT"
 ENV_MAX_ATTEMPTS = "SIMULO_MAX_ATTEMPTS"
+ENV_RUN_FLAGS = "SIMULO_RUN_FLAGS"
 
 _current_run: ContextVar[RunContext | None] = ContextVar("simulo_current_run", default=None)
 _current_app: ContextVar[App | None] = ContextVar("simulo_current_app", default=None)
+
+
+@dataclass(frozen=True)
+class RunFlags:
+    """The options of ``simulo run`` that the job itself acts on (all off by default).
+
+    Attributes:
+        from_policy: ``--from POLICY:KIND``: the checkpoint a training run starts from, or None.
+        compare: ``--compare POLICY:KIND``: the policy an evaluation is compared with, or None.
+        repeatable: ``--repeatable``: evaluation episodes are repeatable (seeded the same each run).
+        require_success: ``--require-success RATE``: the least share of successful episodes, or None.
+        fail_if_worse: ``--fail-if-worse``: fail when ``--policy`` does worse than ``--compare``.
+        tags: ``--tag NAME`` values, in the order given, without repeats.
+    """
+
+    from_policy: str | None = None
+    compare: str | None = None
+    repeatable: bool = False
+    require_success: float | None = None
+    fail_if_worse: bool = False
+    tags: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of the flags."""
+        return {
+            "from_policy": self.from_policy,
+            "compare": self.compare,
+            "repeatable": self.repeatable,
+            "require_success": self.require_success,
+            "fail_if_worse": self.fail_if_worse,
+            "tags": list(self.tags),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunFlags:
+        """The flags :meth:`to_json` wrote (missing keys keep their defaults)."""
+        rate = data.get("require_success")
+        return cls(
+            from_policy=data.get("from_policy"),
+            compare=data.get("compare"),
+            repeatable=bool(data.get("repeatable", False)),
+            require_success=None if rate is None else float(rate),
+            fail_if_worse=bool(data.get("fail_if_worse", False)),
+            tags=tuple(data.get("tags", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -49,20 +100,23 @@ class RunContext:
         checkpoint_dir: ``run_dir / "checkpoints"``; exists. Checkpoints saved here survive retries.
         attempt: 1 for the first attempt, 2 for the first retry, ...
         max_attempts: ``retries + 1``.
+        flags: The ``simulo run`` options the job acts on.
     """
 
     run_dir: Path
     checkpoint_dir: Path
     attempt: int
     max_attempts: int
+    flags: RunFlags = field(default_factory=RunFlags)
 
     @classmethod
-    def create(cls, run_dir: Path, attempt: int, max_attempts: int) -> RunContext:
+    def create(cls, run_dir: Path, attempt: int, max_attempts: int, flags: RunFlags | None = None) -> RunContext:
         """Build the context of ``run_dir`` and create its checkpoint folder."""
         run_dir = Path(run_dir)
         checkpoint_dir = run_dir / "checkpoints"
         checkpoint_dir.mkdir(parents=True, exist_ok=True)
-        return cls(run_dir=run_dir, checkpoint_dir=checkpoint_dir, attempt=attempt, max_attempts=max_attempts)
+        return cls(run_dir=run_dir, checkpoint_dir=checkpoint_dir, attempt=attempt, max_attempts=max_attempts,
+                   flags=flags if flags is not None else RunFlags())
 
     @property
     def is_retry(self) -> bool:
@@ -97,6 +151,7 @@ class RunContext:
             ENV_CHECKPOINT_DIR: str(self.checkpoint_dir),
             ENV_ATTEMPT: str(self.attempt),
             ENV_MAX_ATTEMPTS: str(self.max_attempts),
+            ENV_RUN_FLAGS: json.dumps(self.flags.to_json()),
         }
 
 
@@ -111,10 +166,11 @@ def current_run() -> RunContext | None:
     try:
         attempt = int(os.environ.get(ENV_ATTEMPT, "1"))
         max_attempts = int(os.environ.get(ENV_MAX_ATTEMPTS, str(attempt)))
-    except ValueError:
+        flags = RunFlags.from_json(json.loads(os.environ.get(ENV_RUN_FLAGS) or "{}"))
+    except (ValueError, TypeError, AttributeError):
         return None
     checkpoint_dir = Path(os.environ.get(ENV_CHECKPOINT_DIR, str(Path(run_dir) / "checkpoints")))
-    return RunContext(Path(run_dir), checkpoint_dir, attempt, max_attempts)
+    return RunContext(Path(run_dir), checkpoint_dir, attempt, max_attempts, flags)
 
 
 def current_app() -> App | None:

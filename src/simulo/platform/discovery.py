@@ -121,6 +121,8 @@ class DiscoveryImports:
 
     def __init__(self) -> None:
         self._finder: _PlaceholderFinder | None = None
+        #: The modules the block imported that got placeholders (known once the block has ended).
+        self.placeheld: tuple[str, ...] = ()
 
     def __enter__(self) -> None:
         self._finder = _PlaceholderFinder()
@@ -134,5 +136,6 @@ class DiscoveryImports:
             return
         if finder in sys.meta_path:
             sys.meta_path.remove(finder)
+        self.placeheld = tuple(finder.created)
         for name in finder.created:
             sys.modules.pop(name, None)

@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from simulo.errors import JobError
 from simulo.platform.app import App, JobFunction
@@ -23,11 +24,20 @@ from simulo.platform.systems import JobType
 
 @dataclass(frozen=True)
 class JobFile:
-    """An imported app file and its jobs, in declaration order."""
+    """An imported app file and its jobs, in declaration order.
+
+    Attributes:
+        path: The file.
+        module: The imported module.
+        jobs: Its jobs, in declaration order.
+        assets: The ``simulo.Asset`` objects bound to names in the file or in the modules of its folder
+            that it imported (``--strict-assets`` resolves them before the job starts).
+    """
 
     path: Path
     module: ModuleType
     jobs: tuple[JobFunction, ...]
+    assets: tuple[Any, ...] = ()
 
     def job_names(self) -> list[str]:
         """The names of the file's jobs."""
@@ -114,12 +124,15 @@ def load_app_file(path: str | Path, *, discovery: bool) -> JobFile:
     module = importlib.util.module_from_spec(spec)
     before = set(sys.modules)
     sys.modules[name] = module
+    assets: tuple[Any, ...] = ()
     try:
         if discovery:
             with discovery_mode():
                 spec.loader.exec_module(module)
         else:
             spec.loader.exec_module(module)
+        assets = _assets([module, *(sys.modules[m] for m in set(sys.modules) - before
+                                     if _from_dir(sys.modules[m], folder))])
     except Exception as exc:
         sys.modules.pop(name, None)
         raise JobError(f"importing {file.name} failed: {type(exc).__name__}: {exc}") from exc
@@ -128,7 +141,20 @@ def load_app_file(path: str | Path, *, discovery: bool) -> JobFile:
             for loaded in set(sys.modules) - before:
                 if loaded != name and _from_dir(sys.modules[loaded], folder):
                     del sys.modules[loaded]
-    return JobFile(file, module, _collect_jobs(module, file))
+    return JobFile(file, module, _collect_jobs(module, file), assets)
+
+
+def _assets(modules: list[ModuleType]) -> tuple[Any, ...]:
+    """The distinct ``simulo.Asset`` values bound to names in ``modules``."""
+    asset_module = sys.modules.get("simulo.authoring.asset")
+    if asset_module is None:  # no asset was made
+        return ()
+    found: list[Any] = []
+    for module in modules:
+        for value in list(vars(module).values()):
+            if isinstance(value, asset_module.Asset) and all(value is not a for a in found):
+                found.append(value)
+    return tuple(found)
 
 
 def _collect_jobs(module: ModuleType, file: Path) -> tuple[JobFunction, ...]:

@@ -4,8 +4,9 @@ Layout of a run (``RUNS`` is ``--runs-dir``, else ``$SIMULO_RUNS_DIR``, else ``.
 
     RUNS/<app>/<job>/<NNNN>/        one folder per ``simulo run`` (0001, 0002, ...)
         params.json                 the job's parameters (given flags and defaults)
-        run.json                    file, job, flags, status, attempts, error
-        log.txt                     everything the job printed, all attempts
+        run.json                    file, job, flags, tags, status ("running" until it ends), attempts, error
+        request.json                the run's request (what a ``--detach`` run's background process reads)
+        log.txt                     everything the job printed, all attempts, and the runner's progress lines
         checkpoints/                RunContext.checkpoint_dir, shared by the attempts
         attempt-<n>.error.json      type, message and traceback of a failed attempt
         result.json                 the job's return value, on success
@@ -15,7 +16,13 @@ process group, so a timeout can stop it and everything it started. Its stdout an
 streamed to this process's stderr and to ``log.txt``. ``timeout`` is one budget for all attempts
 together; when it runs out the job is stopped (SIGTERM, then SIGKILL after a short grace) and not
 retried. A failed attempt is retried while ``retries`` allow; the retry finds the earlier attempts'
-checkpoints through :func:`simulo.platform.context.current_run`.
+checkpoints through :func:`simulo.platform.context.current_run`. An attempt whose error a retry cannot
+fix (the child marks it ``"retryable": false``: bad input, a missing dependency, a task that does not
+build) is not retried.
+
+:func:`run_job` is :func:`start_run` (the run folder and its records) then :func:`execute_run` (the
+attempts); ``simulo run --detach`` calls the second in a background process
+(:mod:`simulo.platform.background`).
 
 The attempt launcher :func:`_run_attempt` is the one place that decides where an attempt runs. The
 attempt itself always runs here; ``--workers``/``--address`` reach it as :mod:`simulo.scale.settings`'s
@@ -35,12 +42,12 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from simulo.errors import JobError
-from simulo.platform.context import RunContext
+from simulo.platform.context import RunContext, RunFlags
 from simulo.scale.settings import ENV_ADDRESS, ScaleSettings
 
 ENV_RUNS_DIR = "SIMULO_RUNS_DIR"
@@ -67,6 +74,8 @@ class RunRequest:
         env: Extra environment variables for the job process (``app.runtime.env(...)``).
         workers: Ray workers of the job's sharded environments (1: one process, no Ray).
         address: An existing Ray cluster for them, or ``None``.
+        flags: The ``simulo run`` options the job acts on (``--from``, ``--compare``, ``--tag``, ...).
+        python_path: Folders appended to the job process's ``sys.path`` (``Runtime.pip_install``'s cache).
     """
 
     file: Path
@@ -79,6 +88,28 @@ class RunRequest:
     env: tuple[tuple[str, str], ...] = ()
     workers: int = 1
     address: str | None = None
+    flags: RunFlags = field(default_factory=RunFlags)
+    python_path: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of the request (read back by :meth:`from_json`)."""
+        return {
+            "file": str(self.file), "app": self.app, "job": self.job, "argv": list(self.argv),
+            "params": self.params, "timeout": self.timeout, "retries": self.retries,
+            "env": [list(pair) for pair in self.env], "workers": self.workers, "address": self.address,
+            "flags": self.flags.to_json(), "python_path": list(self.python_path),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRequest:
+        """The request :meth:`to_json` wrote."""
+        return cls(
+            file=Path(data["file"]), app=data["app"], job=data["job"], argv=tuple(data["argv"]),
+            params=dict(data["params"]), timeout=data["timeout"], retries=int(data["retries"]),
+            env=tuple((str(k), str(v)) for k, v in data["env"]), workers=int(data["workers"]),
+            address=data["address"], flags=RunFlags.from_json(data["flags"]),
+            python_path=tuple(data["python_path"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -127,7 +158,8 @@ def new_run_dir(root: Path, app: str, job: str) -> Path:
         return candidate
 
 
-def _write_json(path: Path, data: Any) -> None:
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (a temporary file, then a rename)."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
     tmp.replace(path)
@@ -179,6 +211,8 @@ def _run_attempt(
         "run_dir": str(context.run_dir),
         "attempt": context.attempt,
         "max_attempts": context.max_attempts,
+        "flags": context.flags.to_json(),
+        "python_path": list(request.python_path),
     }
     env = {**os.environ, **dict(request.env), **context.environ(), "PYTHONUNBUFFERED": "1"}
     env.pop(ENV_ADDRESS, None)
@@ -210,18 +244,117 @@ def _run_attempt(
     return code
 
 
-def _attempt_error(run_dir: Path, attempt: int, code: int) -> str:
+def _attempt_error(run_dir: Path, attempt: int, code: int) -> tuple[str, bool]:
+    """One line saying why an attempt failed, and whether a retry could help."""
     record = run_dir / f"attempt-{attempt}.error.json"
     if record.is_file():
         data = json.loads(record.read_text(encoding="utf-8"))
-        return f"{data['type']}: {data['message']}"
+        return f"{data['type']}: {data['message']}", bool(data.get("retryable", True))
     if code < 0:
         try:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return f"the job process was killed by {name}"
-    return f"the job process exited with code {code}"
+        return f"the job process was killed by {name}", True
+    return f"the job process exited with code {code}", True
+
+
+def _meta(request: RunRequest) -> dict[str, Any]:
+    return {
+        "app": request.app,
+        "job": request.job,
+        "file": str(request.file),
+        "argv": list(request.argv),
+        "timeout": request.timeout,
+        "retries": request.retries,
+        "workers": request.workers,
+        "address": request.address,
+        "flags": request.flags.to_json(),
+        "tags": list(request.flags.tags),
+    }
+
+
+def run_id(run_dir: Path) -> str:
+    """The id of a run: ``<app>/<job>/<NNNN>``, its folder relative to the runs folder."""
+    return f"{run_dir.parent.parent.name}/{run_dir.parent.name}/{run_dir.name}"
+
+
+def start_run(request: RunRequest, root: Path, *, detached: bool = False) -> Path:
+    """Create the run's folder under ``root`` and write its records (``run.json`` says ``"running"``).
+
+    Args:
+        request: The job and its flags.
+        root: The runs folder.
+        detached: The attempts run in a background process, which records its own ``pid`` (``run.json``
+            holds ``null`` until then); otherwise this process's pid is recorded.
+
+    Raises:
+        JobError: No run folder can be created under ``root`` (not a folder, or not writable).
+    """
+    try:
+        run_dir = new_run_dir(root, request.app, request.job).resolve()
+    except OSError as exc:
+        raise JobError(f"cannot create a run folder under the runs folder {str(root)!r}: "
+                       f"{exc.strerror or exc}; expected a writable folder (--runs-dir DIR)") from exc
+    write_json(run_dir / "params.json", request.params)
+    write_json(run_dir / "request.json", request.to_json())
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    write_json(run_dir / "run.json", {**_meta(request), "status": "running", "attempts": 0, "error": None,
+                                       "started": started, "pid": None if detached else os.getpid()})
+    return run_dir
+
+
+def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = None) -> RunOutcome:
+    """Run the attempts of a run that :func:`start_run` created; ``run.json`` gets the outcome.
+
+    Args:
+        request: The job and its flags.
+        run_dir: The run's folder.
+        stream: Where the job's output and progress messages go (default: ``sys.stderr``); the
+            output and the progress lines also go to ``log.txt``.
+    """
+    out = stream if stream is not None else sys.stderr
+    max_attempts = request.retries + 1
+    deadline = None if request.timeout is None else time.monotonic() + request.timeout
+    outcome: RunOutcome | None = None
+    attempt = 0
+    with open(run_dir / "log.txt", "ab") as log:
+
+        def say(message: str) -> None:
+            print(f"simulo run: {message}", file=out, flush=True)
+            log.write(f"simulo run: {message}\n".encode())
+            log.flush()
+
+        try:
+            while outcome is None:
+                attempt += 1
+                context = RunContext.create(run_dir, attempt, max_attempts, request.flags)
+                say(f"{request.app}/{request.job} attempt {attempt}/{max_attempts} in {run_dir}")
+                code = _run_attempt(request, context, deadline, out, log)
+                if code is None:
+                    message = f"job {request.job!r} timed out after {request.timeout:g} s and was stopped"
+                    outcome = RunOutcome("timed_out", EXIT_TIMEOUT, run_dir, attempt, error=message)
+                elif code == 0 and (run_dir / "result.json").is_file():
+                    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+                    outcome = RunOutcome("completed", EXIT_OK, run_dir, attempt, result=result)
+                else:
+                    error, retryable = _attempt_error(run_dir, attempt, code)
+                    if attempt < max_attempts and retryable:
+                        checkpoint = context.latest_checkpoint()
+                        resume = f"from {checkpoint}" if checkpoint else "from the start (no checkpoint yet)"
+                        say(f"attempt {attempt} failed ({error}); retrying {resume}")
+                    else:
+                        why = "" if retryable or attempt == max_attempts else " (a retry cannot fix this; not retried)"
+                        message = f"job {request.job!r} failed on attempt {attempt}/{max_attempts}: {error}{why}"
+                        log.write(f"simulo run: error: {message}\n".encode())
+                        outcome = RunOutcome("failed", EXIT_FAILED, run_dir, attempt, error=message)
+        except KeyboardInterrupt:
+            outcome = RunOutcome("interrupted", EXIT_INTERRUPTED, run_dir, attempt, error="interrupted")
+    record = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    record.update({**_meta(request), "status": outcome.status, "attempts": attempt, "error": outcome.error,
+                   "exit_code": outcome.exit_code, "ended": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    write_json(run_dir / "run.json", record)
+    return outcome
 
 
 def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> RunOutcome:
@@ -238,51 +371,4 @@ def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> R
     Raises:
         JobError: No run folder can be created under ``root`` (not a folder, or not writable).
     """
-    out = stream if stream is not None else sys.stderr
-    try:
-        run_dir = new_run_dir(root, request.app, request.job)
-    except OSError as exc:
-        raise JobError(f"cannot create a run folder under the runs folder {str(root)!r}: "
-                       f"{exc.strerror or exc}; expected a writable folder (--runs-dir DIR)") from exc
-    _write_json(run_dir / "params.json", request.params)
-    max_attempts = request.retries + 1
-    deadline = None if request.timeout is None else time.monotonic() + request.timeout
-    meta: dict[str, Any] = {
-        "app": request.app,
-        "job": request.job,
-        "file": str(request.file),
-        "argv": list(request.argv),
-        "timeout": request.timeout,
-        "retries": request.retries,
-        "workers": request.workers,
-        "address": request.address,
-    }
-    outcome: RunOutcome | None = None
-    attempt = 0
-    with open(run_dir / "log.txt", "ab") as log:
-        try:
-            while outcome is None:
-                attempt += 1
-                context = RunContext.create(run_dir, attempt, max_attempts)
-                where = f"{request.app}/{request.job} attempt {attempt}/{max_attempts} in {run_dir}"
-                print(f"simulo run: {where}", file=out)
-                code = _run_attempt(request, context, deadline, out, log)
-                if code is None:
-                    message = f"job {request.job!r} timed out after {request.timeout:g} s and was stopped"
-                    outcome = RunOutcome("timed_out", EXIT_TIMEOUT, run_dir, attempt, error=message)
-                elif code == 0 and (run_dir / "result.json").is_file():
-                    result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
-                    outcome = RunOutcome("completed", EXIT_OK, run_dir, attempt, result=result)
-                else:
-                    error = _attempt_error(run_dir, attempt, code)
-                    if attempt < max_attempts:
-                        checkpoint = context.latest_checkpoint()
-                        resume = f"from {checkpoint}" if checkpoint else "from the start (no checkpoint yet)"
-                        print(f"simulo run: attempt {attempt} failed ({error}); retrying {resume}", file=out)
-                    else:
-                        message = f"job {request.job!r} failed on attempt {attempt}/{max_attempts}: {error}"
-                        outcome = RunOutcome("failed", EXIT_FAILED, run_dir, attempt, error=message)
-        except KeyboardInterrupt:
-            outcome = RunOutcome("interrupted", EXIT_INTERRUPTED, run_dir, attempt, error="interrupted")
-    _write_json(run_dir / "run.json", {**meta, "status": outcome.status, "attempts": attempt, "error": outcome.error})
-    return outcome
+    return execute_run(request, start_run(request, root), stream)

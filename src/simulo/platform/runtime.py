@@ -1,10 +1,11 @@
 """``simulo.Runtime``: the runtime an app's jobs execute in, and its two authoring helpers.
 
-Locally every job runs in the current Python environment, so a runtime is mostly a record of what
-the app declared: :meth:`Runtime.env` variables are set in the job's process (before the app file
-is imported there), :meth:`Runtime.pip_install` packages are recorded but not installed (install
-them yourself). The two helpers that matter for lean imports are :meth:`Runtime.imports` and
-:meth:`Runtime.torch_jit`; see :mod:`simulo.platform.discovery` for the two import modes.
+Locally every job runs in the current Python environment: :meth:`Runtime.env` variables are set in
+the job's process (before the app file is imported there), and :meth:`Runtime.pip_install` packages are
+installed by ``simulo run`` into a cached folder per requirement set, which the job process gets on
+``sys.path`` (never into the environment itself; see :mod:`simulo.platform.pip_cache`). The two helpers
+that matter for lean imports are :meth:`Runtime.imports` and :meth:`Runtime.torch_jit`; see
+:mod:`simulo.platform.discovery` for the two import modes.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ class Runtime:
             raise JobError(f"a runtime name must be a non-empty string, got {runtime_id!r}")
         self._runtime_id = runtime_id
         self._env: dict[str, str] = {}
-        self._pip_layers: list[tuple[str, ...]] = []
+        self._pip_layers: list[tuple[tuple[str, ...], bool]] = []
+        self._discovery_blocks: list[DiscoveryImports] = []
 
     @classmethod
     def from_registry(cls, image: str) -> Runtime:
@@ -97,9 +99,23 @@ class Runtime:
         return dict(self._env)
 
     @property
-    def pip_dependencies(self) -> tuple[tuple[str, ...], ...]:
-        """Packages declared with :meth:`pip_install`, one tuple per call (recorded, not installed)."""
+    def pip_dependencies(self) -> list[dict[str, Any]]:
+        """The :meth:`pip_install` layers, in call order: ``{"packages": [...], "pre": bool}`` each (a copy)."""
+        return [{"packages": list(packages), "pre": pre} for packages, pre in self._pip_layers]
+
+    @property
+    def pip_layers(self) -> tuple[tuple[tuple[str, ...], bool], ...]:
+        """The :meth:`pip_install` layers as ``(requirements, pre)`` pairs, in call order."""
         return tuple(self._pip_layers)
+
+    @property
+    def deferred_imports(self) -> tuple[str, ...]:
+        """The modules ``app.runtime.imports()`` blocks imported while the app file was being discovered.
+
+        Empty unless the file was imported in discovery mode (``simulo run`` checks that each is installed
+        before it starts the job).
+        """
+        return tuple(name for block in self._discovery_blocks for name in block.placeheld)
 
     def env(self, variables: Mapping[str, str]) -> Runtime:
         """Set environment variables in every job's process; later calls win. Returns ``self``.
@@ -113,8 +129,16 @@ class Runtime:
         self._env.update(variables)
         return self
 
-    def pip_install(self, *packages: str) -> Runtime:
-        """Record public-PyPI requirements (``"wandb==0.17.0"``). Nothing is installed. Returns ``self``.
+    def pip_install(self, *packages: str, pre: bool = False) -> Runtime:
+        """Declare PyPI requirements (``"wandb==0.17.0"``) the app's jobs import. Returns ``self``.
+
+        Each call is a layer, installed in call order. ``simulo run`` installs the layers into a cached folder
+        (see :mod:`simulo.platform.pip_cache`) before the job starts; nothing is installed into this Python
+        environment. A call without packages declares nothing.
+
+        Args:
+            *packages: Plain PyPI requirements: a name, optional extras and version specifiers.
+            pre: Allow pre-release versions for this layer.
 
         Raises:
             JobError: a requirement is a URL, a path or not a plain PyPI specifier.
@@ -123,7 +147,7 @@ class Runtime:
             if not isinstance(spec, str) or not _PYPI_SPEC.match(spec.strip()):
                 raise JobError(f"pip_install takes plain PyPI requirements such as 'wandb==0.17.0', got {spec!r}")
         if packages:
-            self._pip_layers.append(tuple(packages))
+            self._pip_layers.append((tuple(packages), bool(pre)))
         return self
 
     def imports(self) -> DiscoveryImports | _ExecutionImports:
@@ -135,7 +159,9 @@ class Runtime:
         is never loaded (see :mod:`simulo.platform.discovery`).
         """
         if in_discovery_mode():
-            return DiscoveryImports()
+            block = DiscoveryImports()
+            self._discovery_blocks.append(block)
+            return block
         return _ExecutionImports()
 
     def torch_jit(self, fn: F) -> F:
