@@ -4,7 +4,8 @@
 rollout workers under ``simulo run --workers N``); each Ray worker builds one for its shard.
 
 Tensors crossing this interface are torch tensors when the task works in torch (its module imports
-torch) and numpy arrays otherwise; ``tensor_library`` overrides the choice. Everything runs on the CPU:
+torch) and numpy arrays otherwise; ``tensor_library`` overrides the choice. Actions reach the task in its
+library whatever the caller hands in (a trainer's torch actions become numpy arrays for a numpy task). Everything runs on the CPU:
 ``device="cuda"`` prints one warning and falls back (the state buffers are CPU memory, with or
 without CUDA), so cloud apps run unchanged.
 """
@@ -166,7 +167,8 @@ class LocalEnv:
             ShapeError / NonFiniteError: the actions are not (num_envs, action_dim) finite numbers.
             TaskError: a task method failed or returned a malformed value (names the method and step).
         """
-        checked = self.tensors.floats(actions, (self.num_envs, self.task.action_dim), "actions")
+        # converted before the check, so a trainer's torch actions never switch a numpy task's library
+        checked = self.tensors.floats(to_numpy(actions, "actions"), (self.num_envs, self.task.action_dim), "actions")
         task_actions = self._to_task(checked)
         self._call("on_pre_physics_step", task_actions)
         for _ in range(self._steps):

@@ -1,8 +1,9 @@
-"""Checkpoints: save/load, best/latest during training, resume in a job run, policy replay."""
+"""Checkpoints: save/load, best/latest during training, resume in a job run, TensorBoard, policy replay."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,30 +17,32 @@ from simulo.rl.training.checkpoints import CHECKPOINT_DIR_ENV, run_checkpoints
 OBS = torch.tensor([[1.0, 0.5], [-2.0, 0.0], [0.3, -1.0]])
 
 
-def _trainer(directory: Path | None, seed: int = 0, **kwargs: object) -> RLTrainer:
+def _trainer(directory: Path | None, seed: int = 0, agent_cfg: dict[str, Any] | None = None,
+             **kwargs: Any) -> RLTrainer:
     env = PointMassEnv(num_envs=16, seed=seed)
-    return RLTrainer(env, seed=seed, checkpoint_dir=directory, progress=False, rollout_steps=8, **kwargs)
+    return RLTrainer(env, device="cpu", seed=seed, checkpoint_dir=directory, progress=False,
+                     agent_cfg={"rollouts": 8, **(agent_cfg or {})}, **kwargs)
 
 
 def test_best_and_latest_written(tmp_path: Path) -> None:
     trainer = _trainer(tmp_path)
-    stats = trainer.train(4)
+    stats = trainer.train(1)
     assert (tmp_path / "latest.pt").is_file()
-    assert not (tmp_path / "best.pt").exists()  # no episode (40 steps) finished in 4 x 8 steps
+    assert not (tmp_path / "best.pt").exists()  # no episode (40 steps, |x| > 3 unreachable yet) in 8 steps
     assert stats["best_reward"] is None and stats["best_checkpoint"] is None
-    stats = trainer.train(4)
+    stats = trainer.train(5)
     assert (tmp_path / "best.pt").is_file()
     assert stats["checkpoint_dir"] == str(tmp_path)
     assert stats["latest_checkpoint"] == str(tmp_path / "latest.pt")
     best = PolicyPlayer.from_checkpoint(tmp_path / "best.pt")
     latest = PolicyPlayer.from_checkpoint(tmp_path / "latest.pt")
     assert best.iteration == stats["best_iteration"]
-    assert latest.iteration == 8
+    assert latest.iteration == 6
     assert stats["best_checkpoint"] == str(tmp_path / "best.pt")
 
 
 def test_save_load_round_trip(tmp_path: Path) -> None:
-    trainer = _trainer(tmp_path, gamma=0.97)
+    trainer = _trainer(tmp_path, agent_cfg={"discount_factor": 0.97})
     trainer.train(3)
     trainer.save(tmp_path / "saved.pt")
     other = _trainer(tmp_path / "other", seed=5)
@@ -48,10 +51,12 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert torch.equal(other.act(OBS), trainer.act(OBS))
     assert other.iteration == 3 and other.env_steps == trainer.env_steps
     assert other.best_reward == trainer.best_reward
-    assert other.config == trainer.config and other.config.gamma == 0.97
-    assert other._learner.learning_rate == trainer._learner.learning_rate
-    assert torch.equal(other._learner.normalizer.mean, trainer._learner.normalizer.mean)
-    opt_a, opt_b = trainer._learner.optimizer.state_dict(), other._learner.optimizer.state_dict()
+    assert other.agent_cfg["discount_factor"] == 0.99  # the loading trainer's settings stay in use
+    assert other.learning_rate == trainer.learning_rate
+    a, b = trainer.agent, other.agent
+    assert torch.equal(a._state_preprocessor.running_mean, b._state_preprocessor.running_mean)
+    assert torch.equal(a._value_preprocessor.running_variance, b._value_preprocessor.running_variance)
+    opt_a, opt_b = a.optimizer.state_dict(), b.optimizer.state_dict()
     assert torch.equal(opt_a["state"][0]["exp_avg"], opt_b["state"][0]["exp_avg"])
 
 
@@ -60,16 +65,19 @@ def test_load_restores_everything_training_uses(tmp_path: Path) -> None:
     original = _trainer(tmp_path / "a")
     original.train(6)
     original.save(tmp_path / "six.pt")
-    restored = _trainer(tmp_path / "b", seed=9, gamma=0.5)
+    restored = _trainer(tmp_path / "b", seed=9)
     restored.load(tmp_path / "six.pt")
+    results = []
     for trainer in (original, restored):
         trainer.env = PointMassEnv(num_envs=16, seed=11)
-        trainer._obs = None
-    a, b = original.train(1), restored.train(1)
+        trainer._states = None
+        torch.manual_seed(3)  # skrl samples actions and minibatches from torch's global generator
+        results.append(trainer.train(1))
+    a, b = results
     assert a["reward_history"] == b["reward_history"] and a["best_reward"] == b["best_reward"]
     assert a["learning_rate"] == b["learning_rate"] and b["iterations"] == 7
-    for p, q in zip([*original._learner.actor.parameters(), *original._learner.critic.parameters()],
-                    [*restored._learner.actor.parameters(), *restored._learner.critic.parameters()]):
+    for p, q in zip([*original.agent.policy.parameters(), *original.agent.value.parameters()],
+                    [*restored.agent.policy.parameters(), *restored.agent.value.parameters()]):
         assert torch.equal(p, q)
 
 
@@ -85,12 +93,15 @@ def test_load_refuses_other_sizes_and_garbage(tmp_path: Path) -> None:
     torch.save({"format": "something else"}, tmp_path / "foreign.pt")
     with pytest.raises(SimuloValueError, match="not an RLTrainer checkpoint"):
         trainer.load(tmp_path / "foreign.pt")
+    torch.save({"format": "simulo-local/rltrainer", "version": 1}, tmp_path / "old.pt")
+    with pytest.raises(SimuloValueError, match="format version 1; this runtime reads version 2"):
+        trainer.load(tmp_path / "old.pt")
 
     class Wider(PointMassEnv):
         observation_dim = 3
 
-    wide = RLTrainer(Wider(num_envs=4), checkpoint_dir=tmp_path / "w", progress=False)
-    with pytest.raises(SimuloValueError, match=r"\(2, 1\)"):
+    wide = RLTrainer(Wider(num_envs=4), device="cpu", checkpoint_dir=tmp_path / "w", progress=False)
+    with pytest.raises(SimuloValueError, match=r"\(2, 2, 1\)"):
         wide.load(tmp_path / "ok.pt")
     assert torch.equal(trainer.act(OBS), before)
 
@@ -161,11 +172,11 @@ def test_local_default_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv(CHECKPOINT_DIR_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
     trainer = _trainer(None)
-    assert trainer.checkpoint_dir is None
-    stats = trainer.train(1)
-    directory = Path(stats["checkpoint_dir"])
+    directory = trainer.checkpoint_dir
     assert directory.parent == tmp_path / "runs" / "checkpoints"
-    assert (directory / "latest.pt").is_file()
+    stats = trainer.train(1)
+    assert stats["checkpoint_dir"] == str(directory) and (directory / "latest.pt").is_file()
+    assert stats["log_dir"] == str(directory / "tensorboard")
 
 
 def test_keep_last_and_checkpoint_every(tmp_path: Path) -> None:
@@ -173,3 +184,30 @@ def test_keep_last_and_checkpoint_every(tmp_path: Path) -> None:
     trainer.train(5, checkpoint_every=2, keep_last=2)
     assert sorted(p.name for p in tmp_path.glob("model_*.pt")) == ["model_000004.pt", "model_000005.pt"]
     assert PolicyPlayer.from_checkpoint(tmp_path / "latest.pt").iteration == 5
+
+
+def test_latest_every_fifty_iterations_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = PointMassEnv(num_envs=2, seed=0)
+    trainer = RLTrainer(env, device="cpu", checkpoint_dir=tmp_path, progress=False,
+                        agent_cfg={"rollouts": 1, "learning_epochs": 1, "mini_batches": 1})
+    saved: list[tuple[str, int]] = []
+    save = trainer.save
+    monkeypatch.setattr(trainer, "save", lambda path: (saved.append((Path(path).name, trainer.iteration)), save(path)))
+    trainer.train(120)
+    assert [i for name, i in saved if name == "latest.pt"] == [50, 100, 120]
+    best = [i for name, i in saved if name == "best.pt"]
+    assert best and best[-1] == trainer.best_iteration
+
+
+def test_tensorboard_events_in_the_run_folder(tmp_path: Path) -> None:
+    with run_checkpoints(tmp_path / "run" / "checkpoints"):
+        trainer = _trainer(None)
+        stats = trainer.train(6)
+        trainer.close()
+    assert stats["log_dir"] == str(tmp_path / "run" / "tensorboard")
+    events = list((tmp_path / "run" / "tensorboard").glob("events.out.tfevents.*"))
+    assert len(events) == 1 and events[0].stat().st_size > 0
+    logged = _trainer(tmp_path / "other", log_dir=tmp_path / "tb")
+    logged.train(1)
+    logged.close()
+    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
