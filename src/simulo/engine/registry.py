@@ -2,7 +2,9 @@
 
 An engine is registered either as a ready :class:`~simulo.engine.base.EngineFactory` or as a
 ``"module:attribute"`` string that is imported on first use, so registering (and ``import simulo``)
-never imports an engine. ``"pybullet"`` is registered this way by default.
+never imports an engine. ``"pybullet"`` and ``"mujoco"`` (the ``mujoco`` extra) are registered this way by
+default; an engine whose package is not installed raises :class:`~simulo.errors.MissingDependencyError`,
+naming the install command, when it is first used.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import importlib
 from collections.abc import Sequence
 from typing import cast
 
+from simulo._optional import missing_dependency
 from simulo.engine.base import Engine, EngineFactory
 from simulo.errors import SimuloValueError
 
@@ -20,7 +23,11 @@ class UnknownEngineError(SimuloValueError):
 
 
 #: Registered engines: a factory, or the ``"module:attribute"`` path of one not imported yet.
-_ENGINES: dict[str, EngineFactory | str] = {"pybullet": "simulo.engine.pybullet.engine:PyBulletEngine"}
+_ENGINES: dict[str, EngineFactory | str] = {"pybullet": "simulo.engine.pybullet.engine:PyBulletEngine",
+                                            "mujoco": "simulo.engine.mujoco.engine:MuJoCoEngine"}
+
+#: External package -> the command that installs it, for the engines registered by default.
+_ENGINE_PACKAGES = {"pybullet": "pip install 'pybullet>=3.2.5'", "mujoco": "pip install 'simulo-local[mujoco]'"}
 
 
 def register_engine(name: str, factory: EngineFactory | str, *, replace: bool = False) -> None:
@@ -66,12 +73,21 @@ def engine_factory(name: str) -> EngineFactory:
 
     Raises:
         UnknownEngineError: Nothing is registered under ``name``.
+        MissingDependencyError: The engine's package is not installed.
     """
     _unknown_check(name)
     entry = _ENGINES[name]
     if isinstance(entry, str):
         module, _, attribute = entry.partition(":")
-        entry = cast(EngineFactory, getattr(importlib.import_module(module), attribute))
+        try:
+            imported = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            package = (exc.name or "").split(".")[0]
+            if package not in _ENGINE_PACKAGES:
+                raise
+            raise missing_dependency(package, f"the {name!r} engine", package,
+                                     _ENGINE_PACKAGES[package]) from exc
+        entry = cast(EngineFactory, getattr(imported, attribute))
         _ENGINES[name] = entry
     return entry
 

@@ -16,7 +16,7 @@ from simulo.engine.registry import available_engines, register_engine, unregiste
 
 from .mock_engine import MockEngine
 
-ENGINES = ["pybullet", "mock"]
+ENGINES = ["pybullet", "mock", "mujoco"]
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -16,6 +16,8 @@ from simulo import errors as E
 from simulo.sim.robot import Robot
 from simulo.sim.variants import ObjectVariants
 
+from .conftest import ENGINES
+
 NAN, INF = math.nan, math.inf
 
 GOOD_URDF_HEAD = '<?xml version="1.0"?>\n<robot name="r">\n'
@@ -41,7 +43,7 @@ class World:
     cartpole_asset: simulo.Asset
 
 
-@pytest.fixture(scope="module", params=["pybullet", "mock"])
+@pytest.fixture(scope="module", params=ENGINES)
 def world(request: pytest.FixtureRequest) -> Any:
     cartpole = simulo.Asset.from_registry("simulo/robot/cartpole:v1")
     arm_asset = simulo.Asset.from_registry("simulo/robot/pick_arm:v1")

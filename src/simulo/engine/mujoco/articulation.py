@@ -1,0 +1,330 @@
+"""One copy of an articulated robot per environment, on MuJoCo.
+
+Joint columns are the model's hinges and slides in document order, bodies the root link followed by every other
+link in document order; MuJoCo numbers bodies depth-first, so each column and body keeps its MuJoCo index here
+(looked up by name after every compile). A fixed root link is a mocap body whose pose is per environment; a
+floating one has a free joint whose ``qpos`` is the link frame's pose, as simulo's (only the free joint's
+angular velocity, in body axes in MuJoCo, is rotated into world axes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import mujoco
+import numpy as np
+
+from simulo.engine.base import EnvIds, JointInfo, RigidBatch
+from simulo.engine.mujoco.commands import MotorLaw
+from simulo.engine.mujoco.dynamics import Dynamics
+from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate, rotate_back, set_restitution
+from simulo.engine.mujoco.spec import ModelLayout
+from simulo.engine.mujoco.worlds import Worlds
+from simulo.errors import SimuloValueError
+
+_BODY = mujoco.mjtObj.mjOBJ_BODY
+_JOINT = mujoco.mjtObj.mjOBJ_JOINT
+
+
+def _ids(model: mujoco.MjModel, kind: mujoco.mjtObj, names: Sequence[str]) -> np.ndarray:
+    ids = np.array([mujoco.mj_name2id(model, kind, name) for name in names], dtype=np.int64)
+    assert (ids >= 0).all(), f"names missing from the compiled model: {names}"
+    return ids
+
+
+class MuJoCoArticulationBatch:
+    """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
+
+    Args:
+        worlds: The engine's environments.
+        prefix: The name prefix the robot was attached under.
+        layout: Joints and bodies in simulo's order.
+        fixed_base: Whether the root link is bolted to the world (a mocap body).
+        dt: Time step, s.
+    """
+
+    def __init__(self, worlds: Worlds, prefix: str, layout: ModelLayout, fixed_base: bool, dt: float) -> None:
+        self._worlds = worlds
+        self._prefix = prefix
+        self._joints = list(layout.joints)
+        self._body_names = list(layout.body_names)
+        self._fixed_base = fixed_base
+        self.law = MotorLaw(worlds.num_envs, len(self._joints), dt)
+        self._max_velocity = np.full(len(self._joints), np.inf)
+        worlds.bind(self)
+
+    def bind(self, model: mujoco.MjModel) -> None:
+        """Look up joint, body and geom indices in a freshly compiled model."""
+        p = self._prefix
+        jids = _ids(model, _JOINT, [p + j.name for j in self._joints])
+        self.dofs = model.jnt_dofadr[jids].astype(np.int64)
+        self.qadr = model.jnt_qposadr[jids].astype(np.int64)
+        self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
+        root = int(self.body_ids[0])
+        self.mocap = int(model.body_mocapid[root])
+        free = -1 if self._fixed_base else mujoco.mj_name2id(model, _JOINT, p + "root")
+        self.free_q = int(model.jnt_qposadr[free]) if free >= 0 else -1
+        self.free_v = int(model.jnt_dofadr[free]) if free >= 0 else -1
+        self.body_geoms = [np.flatnonzero(model.geom_bodyid == b) for b in self.body_ids]
+        self.geoms = np.concatenate(self.body_geoms) if self.body_geoms else np.zeros(0, dtype=np.int64)
+        self.law.bind(model, self.dofs, self.qadr)
+        self.dynamics = Dynamics(model, self.dofs, self.qadr)
+
+    @property
+    def num_envs(self) -> int:
+        """Number of copies."""
+        return self._worlds.num_envs
+
+    @property
+    def fixed_base(self) -> bool:
+        """Whether the root link is bolted to the world."""
+        return self._fixed_base
+
+    @property
+    def joints(self) -> list[JointInfo]:
+        """The non-fixed joints, in column order."""
+        return self._joints
+
+    @property
+    def body_names(self) -> list[str]:
+        """Body names: the root link, then every other link in document order."""
+        return self._body_names
+
+    # -- stepping (called by the engine) ---------------------------------------------------------------
+    def drive(self, env: int) -> None:
+        """Write environment ``env``'s joint efforts (after ``mj_step1``)."""
+        self.law.drive(env, self._worlds.models[env], self._worlds.datas[env])
+
+    def limit_velocities(self, env: int) -> None:
+        """Clip joint velocities to the limits set with :meth:`set_joint_properties` (after a step)."""
+        qvel = self._worlds.datas[env].qvel
+        qvel[self.dofs] = np.clip(qvel[self.dofs], -self._max_velocity, self._max_velocity)
+
+    @property
+    def velocity_limited(self) -> bool:
+        """Whether any joint velocity limit is set."""
+        return bool(np.isfinite(self._max_velocity).any())
+
+    # -- state -----------------------------------------------------------------------------------------
+    def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
+        """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
+        for i, d in enumerate(self._worlds.datas):
+            q[i] = d.qpos[self.qadr]
+            qd[i] = d.qvel[self.dofs]
+        effort[:] = self.law.effort
+
+    def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
+                  env_ids: EnvIds | None = None) -> None:
+        """Write the root link's frame pose and its origin's velocity into the arrays in place."""
+        rows = range(self.num_envs) if env_ids is None else env_ids
+        datas = self._worlds.datas
+        for i in rows:
+            d = datas[i]
+            if self.free_q < 0:
+                pose[i, :3] = d.mocap_pos[self.mocap]
+                pose[i, 3:] = d.mocap_quat[self.mocap]
+                lin_vel[i] = 0.0
+                ang_vel[i] = 0.0
+            else:
+                pose[i] = d.qpos[self.free_q:self.free_q + 7]
+                lin_vel[i] = d.qvel[self.free_v:self.free_v + 3]
+                ang_vel[i] = rotate(pose[i, 3:], d.qvel[self.free_v + 3:self.free_v + 6])
+
+    def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
+                    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6)."""
+        ids = [int(i) for i in env_ids]
+        self._worlds.current(ids)
+        bids = self.body_ids[list(bodies)]
+        poses = np.empty((len(ids), len(bids), 7))
+        vels = np.empty((len(ids), len(bids), 6)) if velocity else None
+        model = self._worlds.template
+        assert model is not None
+        roots = model.body_rootid[bids]
+        for k, i in enumerate(ids):
+            d = self._worlds.datas[i]
+            poses[k, :, :3] = d.xpos[bids]
+            poses[k, :, 3:] = d.xquat[bids]
+            if vels is not None:
+                cvel = d.cvel[bids]
+                ang = cvel[:, :3]
+                vels[k, :, :3] = cvel[:, 3:] + np.cross(ang, d.xpos[bids] - d.subtree_com[roots])
+                vels[k, :, 3:] = ang
+        return poses, vels
+
+    # -- writes ----------------------------------------------------------------------------------------
+    def write_joints(self, env_ids: EnvIds, q: np.ndarray, qd: np.ndarray) -> None:
+        """Teleport joints of ``env_ids`` to ``q``/``qd`` (len(env_ids), J)."""
+        for k, i in enumerate(env_ids):
+            d = self._worlds.datas[i]
+            d.qpos[self.qadr] = q[k]
+            d.qvel[self.dofs] = qd[k]
+            self._worlds.stale[i] = True
+
+    def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
+        """Teleport the root links of ``env_ids`` to link-frame ``poses`` (len(env_ids), 7)."""
+        for k, i in enumerate(env_ids):
+            d = self._worlds.datas[i]
+            quat = poses[k, 3:] / np.linalg.norm(poses[k, 3:])
+            if self.free_q < 0:
+                d.mocap_pos[self.mocap] = poses[k, :3]
+                d.mocap_quat[self.mocap] = quat
+            else:
+                d.qpos[self.free_q:self.free_q + 3] = poses[k, :3]
+                d.qpos[self.free_q + 3:self.free_q + 7] = quat
+            self._worlds.stale[i] = True
+
+    def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
+        """Set root velocities ``[vx, vy, vz, wx, wy, wz]`` of the link-frame origin (a fixed root stays still)."""
+        if self.free_v < 0:
+            return
+        for k, i in enumerate(env_ids):
+            d = self._worlds.datas[i]
+            d.qvel[self.free_v:self.free_v + 3] = velocities[k, :3]
+            d.qvel[self.free_v + 3:self.free_v + 6] = rotate_back(d.qpos[self.free_q + 3:self.free_q + 7],
+                                                                  velocities[k, 3:])
+            self._worlds.stale[i] = True
+
+    def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
+              position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
+        """Keep one step's joint commands; see :mod:`simulo.engine.mujoco.commands` for the motor law."""
+        self.law.set(mode, position, velocity, force, position_gain, velocity_gain, torque)
+
+    def cancel_gravity(self) -> None:
+        """For the coming step, push every link up with m·g at its centre of mass."""
+        for m, d in zip(self._worlds.models, self._worlds.datas):
+            d.xfrc_applied[self.body_ids, :3] -= m.body_mass[self.body_ids, None] * m.opt.gravity
+
+    # -- dynamics queries ------------------------------------------------------------------------------
+    def jacobians(self, bodies: Sequence[int], q: np.ndarray) -> np.ndarray:
+        """Jacobians (num_envs, len(bodies), 6, J) of the bodies' frame origins, world axes; the root's is zero."""
+        ids = [-1 if b == 0 else int(self.body_ids[b]) for b in bodies]
+        return self.dynamics.jacobians(self._worlds.models, self._worlds.datas, ids, q)
+
+    def mass_matrices(self, q: np.ndarray) -> np.ndarray:
+        """Joint-space mass matrices (num_envs, J, J) at ``q``."""
+        return self.dynamics.mass_matrices(self._worlds.models, self._worlds.datas, q)
+
+    def gravity_torques(self, q: np.ndarray) -> np.ndarray:
+        """Joint efforts (num_envs, J) that hold the robot still against gravity at ``q``."""
+        return self.dynamics.gravity_torques(self._worlds.models, self._worlds.datas, q)
+
+    # -- model edits -----------------------------------------------------------------------------------
+    def scale_masses(self, factor: float) -> None:
+        """Multiply every link mass (and inertia) by ``factor``; at 0 the joints keep a tiny armature so the
+        mass matrix stays invertible."""
+        bids, dofs = self.body_ids, self.dofs
+
+        def edit(m: mujoco.MjModel) -> None:
+            m.body_mass[bids] *= factor
+            m.body_inertia[bids] *= factor
+            if factor == 0.0:
+                m.dof_armature[dofs] = np.maximum(m.dof_armature[dofs], 1e-6)
+        self._worlds.edit_all(edit)
+
+    def set_joint_properties(self, joint: int, *, damping: float | None = None, max_velocity: float | None = None,
+                             limits: tuple[float, float] | None = None) -> None:
+        """Override damping, velocity limit (enforced by clipping after each step) and position limits."""
+        dof = int(self.dofs[joint])
+        jid = int(self._worlds.template.dof_jntid[dof])  # type: ignore[union-attr]
+
+        def edit(m: mujoco.MjModel) -> None:
+            if damping is not None:
+                m.dof_damping[dof] = damping
+            if limits is not None:
+                m.jnt_range[jid] = limits
+                m.jnt_limited[jid] = limits[0] <= limits[1]
+        self._worlds.edit_all(edit)
+        if max_velocity is not None:
+            self._max_velocity[joint] = max_velocity
+
+    def set_body_friction(self, body: int, friction: float) -> None:
+        """Set the sliding friction of body ``body``'s shapes in every copy."""
+        geoms = self.body_geoms[body]
+        self._worlds.edit_all(lambda m: m.geom_friction.__setitem__((geoms, 0), friction))
+
+    def link_masses(self) -> np.ndarray:
+        """Mass of every body of every copy (num_envs, B) in kg."""
+        return np.array([m.body_mass[self.body_ids] for m in self._worlds.models])
+
+    def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
+        """Set the body masses (len(env_ids), B); inertias scale with them (the shapes keep their density)."""
+        values, bids = np.array(masses, dtype=float), self.body_ids
+
+        def edit(m: mujoco.MjModel, k: int) -> None:
+            old = m.body_mass[bids]
+            ratio = np.divide(values[k], old, out=np.ones_like(old), where=old > 0)
+            m.body_inertia[bids] *= ratio[:, None]
+            m.body_mass[bids] = values[k]
+        self._worlds.edit_envs(env_ids, edit)
+
+    def set_link_surface(self, env_ids: EnvIds, friction: np.ndarray | None,
+                         restitution: np.ndarray | None) -> None:
+        """Set each body's friction and/or restitution (len(env_ids), B) on all of its shapes."""
+        fr = None if friction is None else np.array(friction, dtype=float)
+        rs = None if restitution is None else np.array(restitution, dtype=float)
+        body_geoms = self.body_geoms
+
+        def edit(m: mujoco.MjModel, k: int) -> None:
+            for b, geoms in enumerate(body_geoms):
+                if fr is not None:
+                    m.geom_friction[geoms, 0] = fr[k, b]
+                if rs is not None:
+                    set_restitution(m, geoms, float(rs[k, b]))
+        self._worlds.edit_envs(env_ids, edit)
+
+    def set_link_centers_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
+        """Move each body's centre of mass to ``offsets`` (len(env_ids), B, 3) in its body frame."""
+        values, bids = np.array(offsets, dtype=float), self.body_ids
+        self._worlds.edit_envs(env_ids, lambda m, k: m.body_ipos.__setitem__(bids, values[k]))
+
+    def set_joint_armature(self, env_ids: EnvIds, armature: np.ndarray) -> None:
+        """Set each joint's armature (len(env_ids), J)."""
+        values, dofs = np.array(armature, dtype=float), self.dofs
+        self._worlds.edit_envs(env_ids, lambda m, k: m.dof_armature.__setitem__(dofs, values[k]))
+
+    def apply_link_forces(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
+        """For the coming step, push each body at its centre of mass (world-frame forces and torques)."""
+        for k, i in enumerate(env_ids):
+            xfrc = self._worlds.datas[i].xfrc_applied
+            xfrc[self.body_ids, :3] += forces[k]
+            xfrc[self.body_ids, 3:] += torques[k]
+
+    def disable_collisions(self) -> None:
+        """Make every copy collide with nothing."""
+        geoms = self.geoms
+
+        def edit(m: mujoco.MjModel) -> None:
+            m.geom_contype[geoms] = 0
+            m.geom_conaffinity[geoms] = 0
+        self._worlds.edit_all(edit)
+
+    def add_gear(self, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> None:
+        """Couple two joint columns in every copy with a joint equality constraint (``max_force`` unused:
+        MuJoCo's equalities are soft constraints without a force limit)."""
+        names = [self._prefix + self._joints[c].name for c in (joint_a, joint_b)]
+        assert self._worlds.template is not None
+        self._worlds.scene.add_gear(names[0], names[1], ratio, erp, float(self._worlds.template.opt.timestep))
+        self._worlds.recompile()
+
+    def contact_counts(self, other: RigidBatch, bodies: Sequence[int] | None) -> np.ndarray:
+        """Contact points with ``other`` per environment: (num_envs,) or (num_envs, len(bodies)).
+
+        Raises:
+            SimuloValueError: ``other`` does not come from the MuJoCo engine.
+        """
+        if not isinstance(other, MuJoCoRigidBatch):
+            raise SimuloValueError(f"contacts are counted against a MuJoCo rigid batch, got {type(other).__name__}")
+        model = self._worlds.template
+        assert model is not None
+        groups = [self.body_ids] if bodies is None else [self.body_ids[[b]] for b in bodies]
+        out = np.zeros((self.num_envs, len(groups)), dtype=np.int64)
+        for i, d in enumerate(self._worlds.datas):
+            if d.ncon == 0:
+                continue
+            pair = model.geom_bodyid[d.contact.geom[:d.ncon]]
+            theirs = pair == other.body_id
+            for g, ids in enumerate(groups):
+                mine = np.isin(pair, ids)
+                out[i, g] = int(((theirs[:, 0] & mine[:, 1]) | (theirs[:, 1] & mine[:, 0])).sum())
+        return out[:, 0] if bodies is None else out

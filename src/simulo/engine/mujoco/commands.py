@@ -1,0 +1,116 @@
+"""Joint commands of one MuJoCo articulation batch: the engine motor as an explicit law on ``qfrc_applied``.
+
+MuJoCo's own actuators have fixed gains per model; simulo's motor has per-joint, per-environment solver gains
+(PyBullet's ``positionGain``/``velocityGain``) and a force limit. So the motor is computed here, between
+``mj_step1`` (which leaves the mass matrix, bias and passive forces of the current state in ``MjData``) and
+``mj_step2`` (which integrates), and applied through ``qfrc_applied``. It asks for the joint velocity PyBullet's
+motor constraint aims at,
+
+    v* = qd + kv * (v_target - qd) + kp * (q_target - q) / dt      (kp = 0 for a velocity motor),
+
+and applies the effort that reaches it in one step while the other joints move freely: with ``a_free`` the
+accelerations without motors (``inv(M) (passive - bias)``) and ``W`` the motor joints' block of ``inv(M)``,
+``tau = inv(W) ((v* - qd) / dt - a_free_s)``, clipped to +/- the force limit (contacts and limits are left to
+the solver). ``TORQUE`` joints get their torque; a passive joint gets nothing. The efforts applied are kept
+in :attr:`MotorLaw.effort`.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from simulo.engine.base import ControlMode
+
+_POSITION = int(ControlMode.POSITION_MOTOR)
+_VELOCITY = int(ControlMode.VELOCITY_MOTOR)
+_TORQUE = int(ControlMode.TORQUE)
+
+
+class MotorLaw:
+    """The commands of one batch and the efforts they applied.
+
+    Args:
+        num_envs: Number of copies.
+        num_joints: Number of joint columns.
+        dt: Time step, s.
+    """
+
+    def __init__(self, num_envs: int, num_joints: int, dt: float) -> None:
+        shape = (num_envs, num_joints)
+        self.dt = dt
+        self.mode = np.zeros(shape, dtype=np.int8)
+        self.position = np.zeros(shape)
+        self.velocity = np.zeros(shape)
+        self.force = np.zeros(shape)
+        self.kp = np.zeros(shape)
+        self.kv = np.zeros(shape)
+        self.torque = np.zeros(shape)
+        self.effort = np.zeros(shape)
+        self._active = np.zeros(num_envs, dtype=bool)  # environments with any non-passive joint
+        self._motors = np.zeros(num_envs, dtype=bool)  # environments with any motor joint
+        self.dofs = np.zeros(num_joints, dtype=np.int64)
+        self.qadr = np.zeros(num_joints, dtype=np.int64)
+        self._nv = 0
+
+    def bind(self, model: mujoco.MjModel, dofs: np.ndarray, qadr: np.ndarray) -> None:
+        """Take the joint columns' DOF and qpos addresses in a freshly compiled model."""
+        self.dofs, self.qadr = dofs, qadr
+        self._nv = model.nv
+
+    def set(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
+            position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
+        """Keep one step's commands (see :meth:`simulo.engine.base.ArticulationBatch.apply`)."""
+        self.mode[:] = mode
+        motor = (mode == _POSITION) | (mode == _VELOCITY)
+        self.position[:] = np.where(mode == _POSITION, position, 0.0)
+        self.velocity[:] = np.where(motor, velocity, 0.0)
+        self.force[:] = np.where(motor, force, 0.0)
+        self.kp[:] = np.where(mode == _POSITION, position_gain, 0.0)
+        self.kv[:] = np.where(motor, velocity_gain, 0.0)
+        self.torque[:] = np.where(mode == _TORQUE, torque, 0.0)
+        self._active = (mode != 0).any(axis=1)
+        self._motors = motor.any(axis=1)
+        self.effort[~self._active] = 0.0
+
+    def clear(self, env_ids: np.ndarray) -> None:
+        """Make the joints of ``env_ids`` passive (no effort) until the next commands."""
+        self.mode[env_ids] = 0
+        self.effort[env_ids] = 0.0
+        self._active[env_ids] = False
+        self._motors[env_ids] = False
+
+    @property
+    def any_active(self) -> bool:
+        """Whether any environment has a driven joint."""
+        return bool(self._active.any())
+
+    def needs_state(self, env: int) -> bool:
+        """Whether environment ``env``'s efforts depend on its current state (a motor runs)."""
+        return bool(self._motors[env])
+
+    def drive(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Write environment ``env``'s joint efforts into ``data.qfrc_applied`` (after ``mj_step1``)."""
+        if not self._active[env]:
+            return
+        mode = self.mode[env]
+        tau = self.torque[env].copy()
+        if self._motors[env]:
+            cols = np.flatnonzero((mode == _POSITION) | (mode == _VELOCITY))
+            dofs = self.dofs[cols]
+            qd = data.qvel[dofs]
+            q = data.qpos[self.qadr[cols]]
+            target = (qd + self.kv[env, cols] * (self.velocity[env, cols] - qd)
+                      + self.kp[env, cols] * (self.position[env, cols] - q) / self.dt)
+            # the joint accelerations without motors, and the motor block of M^-1 (the other joints move freely)
+            free = np.empty((1, self._nv))
+            mujoco.mj_solveM(model, data, free, (data.qfrc_passive - data.qfrc_bias)[None])
+            unit = np.zeros((len(dofs), self._nv))
+            unit[np.arange(len(dofs)), dofs] = 1.0
+            inverse = np.empty_like(unit)
+            mujoco.mj_solveM(model, data, inverse, unit)
+            need = np.linalg.solve(inverse[:, dofs], (target - qd) / self.dt - free[0, dofs])
+            limit = self.force[env, cols]
+            tau[cols] = np.clip(need, -limit, limit)
+        data.qfrc_applied[self.dofs] += tau
+        self.effort[env] = tau

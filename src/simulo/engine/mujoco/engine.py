@@ -1,0 +1,208 @@
+"""``MuJoCoEngine``: a batch of environments on one MuJoCo model, one ``MjData`` per environment.
+
+Everything is added to one ``MjSpec`` (:mod:`simulo.engine.mujoco.spec`) and compiled once per addition
+(:mod:`simulo.engine.mujoco.worlds`); per-environment properties give that environment its own model copy. A
+step advances every environment's data in turn: ``mj_step1``, the joint motors of
+:mod:`simulo.engine.mujoco.commands`, ``mj_step2``. Environments are grouped into "worlds" of
+``envs_per_world`` that a thread pool may step side by side (``threads``; MuJoCo releases the GIL inside
+``mj_step``); results do not depend on the grouping or the thread count, since no two environments share data.
+
+The simulation layer reaches this engine only through :mod:`simulo.engine.registry` (name ``"mujoco"``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+import mujoco
+import numpy as np
+
+from simulo.engine.base import ArticulationBatch, Engine, EngineFactory, EnvIds, RigidBatch
+from simulo.engine.mujoco.articulation import MuJoCoArticulationBatch
+from simulo.engine.mujoco.camera import render_rgb
+from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
+from simulo.engine.mujoco.spec import SceneSpec, load_robot
+from simulo.engine.mujoco.worlds import Worlds
+from simulo.errors import SimuloValueError
+
+#: Default environments per world (one thread-pool task), chosen with benchmarks/engines.py.
+DEFAULT_ENVS_PER_WORLD = 16
+
+#: Largest bound (a world is only a grouping of independent environments).
+MAX_ENVS_PER_WORLD = 4096
+
+#: Environment variable giving the number of stepping threads (default 1: step in the calling thread).
+THREADS_VARIABLE = "SIMULO_MUJOCO_THREADS"
+
+
+def _threads_from_environment() -> int:
+    raw = os.environ.get(THREADS_VARIABLE, "1").strip() or "1"
+    if not raw.isdigit() or int(raw) < 1:
+        raise SimuloValueError(f"{THREADS_VARIABLE} must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
+class MuJoCoEngine:
+    """The MuJoCo environments of one simulation (implements :class:`simulo.engine.base.Engine`).
+
+    Args:
+        num_envs: Number of environments.
+        dt: Physics time step in seconds.
+        gravity: Gravity vector in m/s².
+        envs_per_world: Environments per world (one stepping task).
+        solver_iterations: MuJoCo solver iterations, or ``None`` for its default (100).
+        threads: Stepping threads; ``None`` reads ``SIMULO_MUJOCO_THREADS`` (default 1).
+
+    Raises:
+        SimuloValueError: ``envs_per_world`` is outside ``1 .. MAX_ENVS_PER_WORLD`` or ``threads`` is not positive.
+    """
+
+    default_envs_per_world: ClassVar[int] = DEFAULT_ENVS_PER_WORLD
+    max_envs_per_world: ClassVar[int] = MAX_ENVS_PER_WORLD
+
+    def __init__(self, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
+                 envs_per_world: int = DEFAULT_ENVS_PER_WORLD, solver_iterations: int | None = None,
+                 threads: int | None = None) -> None:
+        if not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD:
+            raise SimuloValueError(f"envs_per_world must be between 1 and {MAX_ENVS_PER_WORLD}, got {envs_per_world}")
+        threads = _threads_from_environment() if threads is None else threads
+        if threads < 1:
+            raise SimuloValueError(f"threads must be a positive integer, got {threads!r}")
+        self._num_envs = num_envs
+        self._dt = float(dt)
+        self.envs_per_world = envs_per_world
+        self._chunks = [range(s, min(s + envs_per_world, num_envs)) for s in range(0, num_envs, envs_per_world)]
+        self._worlds = Worlds(num_envs, SceneSpec(dt, gravity, solver_iterations))
+        self._articulations: list[MuJoCoArticulationBatch] = []
+        self._rigids: list[MuJoCoRigidBatch] = []
+        self._pool = ThreadPoolExecutor(threads) if threads > 1 and len(self._chunks) > 1 else None
+        self._closed = False
+
+    @property
+    def num_envs(self) -> int:
+        """Number of environments."""
+        return self._num_envs
+
+    @property
+    def num_worlds(self) -> int:
+        """Number of worlds (groups of ``envs_per_world`` environments stepped as one task)."""
+        return len(self._chunks)
+
+    @property
+    def models(self) -> list[mujoco.MjModel]:
+        """Each environment's model (shared objects until a per-environment edit)."""
+        return self._worlds.models
+
+    @property
+    def datas(self) -> list[mujoco.MjData]:
+        """Each environment's data."""
+        return self._worlds.datas
+
+    # -- building ----------------------------------------------------------------------------------
+    def add_plane(self, height: float, friction: float | None, restitution: float | None,
+                  contact: tuple[float, float] | None = None) -> None:
+        """Add an infinite ground plane (``contact``: MuJoCo's direct stiffness and damping, ``solref=(-k,-b)``)."""
+        self._worlds.scene.add_plane(height, friction, restitution, contact)
+        self._worlds.recompile()
+
+    def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
+                        restitution: float | None) -> None:
+        """Add a static MuJoCo height field (rows along +y, columns along +x) centred at ``pose``."""
+        self._worlds.scene.add_heightfield(np.asarray(heights, dtype=float), cell_size, pose, friction, restitution)
+        self._worlds.recompile()
+
+    def gravity(self) -> np.ndarray:
+        """Gravity of every environment (num_envs, 3)."""
+        return np.array([m.opt.gravity for m in self._worlds.models], dtype=np.float64)
+
+    def set_gravity(self, env_ids: EnvIds, gravity: np.ndarray) -> None:
+        """Set the gravity of ``env_ids``: every environment may have its own (its model is copied)."""
+        values = np.array(gravity, dtype=float)
+        self._worlds.edit_envs(env_ids, lambda m, k: m.opt.gravity.__setitem__(slice(None), values[k]))
+
+    def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
+                         self_collision: bool = False) -> MuJoCoArticulationBatch:
+        """Load one copy of a URDF (or MJCF ``.xml``) file per environment at root-link poses (num_envs, 7).
+
+        Raises:
+            AssetError: The file cannot be loaded, or has joints other than revolute, continuous, prismatic and
+                fixed ones.
+        """
+        child, layout = load_robot(path)
+        prefix = self._worlds.scene.add_robot(child, fixed_base, float(scale), self_collision)
+        self._worlds.recompile()
+        batch = MuJoCoArticulationBatch(self._worlds, prefix, layout, fixed_base, self._dt)
+        batch.write_base_pose(range(self.num_envs), np.asarray(poses, dtype=float))
+        self._articulations.append(batch)
+        return batch
+
+    def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
+                  color: Sequence[float] | None = None) -> MuJoCoRigidBatch:
+        """Create one single-body shape per environment (``mass`` 0: static, a mocap body)."""
+        name = self._worlds.scene.add_rigid(kind, dims, mass, color)
+        self._worlds.recompile()
+        batch = MuJoCoRigidBatch(self._worlds, name, kind, mass)
+        batch.write_pose(range(self.num_envs), np.asarray(poses, dtype=float))
+        self._rigids.append(batch)
+        return batch
+
+    def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
+        """RGB image (height, width, 3) uint8 of environment ``env`` through MuJoCo's OpenGL renderer.
+
+        Raises:
+            MissingDependencyError: No OpenGL context (EGL or OSMesa) can be made on this machine.
+        """
+        self._worlds.current([env])
+        return render_rgb(self._worlds.models[env], self._worlds.datas[env], width, height, eye, target)
+
+    # -- stepping ----------------------------------------------------------------------------------
+    def _step_envs(self, envs: range) -> None:
+        models, datas = self._worlds.models, self._worlds.datas
+        arts = self._articulations
+        holding = [r for r in self._rigids if r.any_disabled]
+        limited = [a for a in arts if a.velocity_limited]
+        for i in envs:
+            m, d = models[i], datas[i]
+            for rigid in holding:
+                rigid.hold(i)
+            if any(a.law.needs_state(i) for a in arts):
+                mujoco.mj_step1(m, d)
+                for a in arts:
+                    a.drive(i)
+                mujoco.mj_step2(m, d)
+            else:
+                for a in arts:
+                    a.drive(i)
+                mujoco.mj_step(m, d)
+            d.qfrc_applied[:] = 0.0
+            d.xfrc_applied[:] = 0.0
+            for a in limited:
+                a.limit_velocities(i)
+
+    def step(self) -> None:
+        """Advance every environment by one time step (the scene is final from now on)."""
+        self._worlds.finalize()
+        if self._pool is None:
+            self._step_envs(range(self.num_envs))
+        else:
+            list(self._pool.map(self._step_envs, self._chunks))
+        self._worlds.stale[:] = True
+
+    def close(self) -> None:
+        """Release the stepping threads and the data; a second call does nothing."""
+        if self._closed:
+            return
+        if self._pool is not None:
+            self._pool.shutdown()
+        self._closed = True
+
+
+if TYPE_CHECKING:  # the classes satisfy the engine Protocols (checked by mypy, free at run time)
+    _factory: EngineFactory = MuJoCoEngine
+    _engine: type[Engine] = MuJoCoEngine
+    _articulation: type[ArticulationBatch] = MuJoCoArticulationBatch
+    _rigid: type[RigidBatch] = MuJoCoRigidBatch

@@ -1,0 +1,180 @@
+"""The environments of a MuJoCo engine: one compiled model, one ``MjData`` per environment.
+
+Every environment starts on the same ``MjModel``; the first per-environment model edit (a mass, a friction, a
+gravity) gives that environment its own copy (copy on write), so a batch without per-copy properties holds one
+model. The model is recompiled whenever the scene grows; then each environment's state is carried over by
+name and the model edits made so far are replayed, so the order of spawning and editing does not matter while
+the scene is built. After the first step the scene is final.
+
+Environments never share an ``MjData``, so a step of one is independent of the others, and of how they are
+grouped into worlds or threads: the same commands give the same bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
+
+import mujoco
+import numpy as np
+
+from simulo.engine.base import EnvIds
+from simulo.engine.mujoco.spec import SceneSpec
+
+#: A model edit applied to every distinct model: ``fn(model)``.
+AllEdit = Callable[[mujoco.MjModel], None]
+#: A per-environment model edit: ``fn(model, k)`` for the ``k``-th environment of ``env_ids``.
+EnvEdit = Callable[[mujoco.MjModel, int], None]
+
+
+class Bound(Protocol):
+    """A batch whose model indices are looked up again after each compile."""
+
+    def bind(self, model: mujoco.MjModel) -> None:
+        """Look up the batch's indices in a freshly compiled model."""
+        ...
+
+
+class Worlds:
+    """The compiled model(s) and data of every environment.
+
+    Args:
+        num_envs: Number of environments.
+        scene: The specification the model is compiled from.
+    """
+
+    def __init__(self, num_envs: int, scene: SceneSpec) -> None:
+        self.num_envs = num_envs
+        self.scene = scene
+        self.models: list[mujoco.MjModel] = []
+        self.datas: list[mujoco.MjData] = []
+        self.template: mujoco.MjModel | None = None
+        self._owned = np.zeros(num_envs, dtype=bool)
+        self._bound: list[Bound] = []
+        self._edits: list[tuple[list[int] | None, AllEdit | EnvEdit]] | None = []
+        #: whether each environment's kinematics (body poses, velocities) are stale after a step or a write
+        self.stale = np.ones(num_envs, dtype=bool)
+        self.recompile()
+
+    @property
+    def final(self) -> bool:
+        """Whether the scene is final (the first step was taken)."""
+        return self._edits is None
+
+    def finalize(self) -> None:
+        """Stop recording model edits: the scene can no longer grow."""
+        self._edits = None
+
+    def bind(self, batch: Bound) -> None:
+        """Keep ``batch``'s model indices current across recompiles (binds it now)."""
+        assert self.template is not None
+        batch.bind(self.template)
+        self._bound.append(batch)
+
+    # -- compiling ---------------------------------------------------------------------------------
+    def recompile(self) -> None:
+        """Compile the specification again, carrying every environment's state and model edits over.
+
+        Raises:
+            NotImplementedError: The scene was already stepped (it is final then).
+        """
+        if self.final:
+            raise NotImplementedError("the MuJoCo engine builds its scene before the first step; add every robot, "
+                                      "prop and terrain before stepping")
+        model = self.scene.compile()
+        old_model, old_datas = self.template, self.datas
+        self.template = model
+        self._scratch = mujoco.MjData(model)
+        self.models = [model] * self.num_envs
+        self._owned[:] = False
+        self.datas = [mujoco.MjData(model) for _ in range(self.num_envs)]
+        if old_model is not None:
+            self._carry_state(old_model, old_datas)
+        for batch in self._bound:
+            batch.bind(model)
+        edits, self._edits = self._edits, []
+        for env_ids, fn in edits or []:
+            if env_ids is None:
+                self.edit_all(fn)  # type: ignore[arg-type]
+            else:
+                self.edit_envs(env_ids, fn)  # type: ignore[arg-type]
+        self.stale[:] = True
+
+    def _carry_state(self, old: mujoco.MjModel, old_datas: Sequence[mujoco.MjData]) -> None:
+        """Copy joint positions and velocities and mocap poses, matched by name, into the new data."""
+        new = self.template
+        assert new is not None
+        qpos, qvel, mocap = [], [], []
+        for j in range(old.njnt):
+            name = old.joint(j).name
+            k = mujoco.mj_name2id(new, mujoco.mjtObj.mjOBJ_JOINT, name) if name else -1
+            if k < 0:
+                continue
+            width = {0: 7, 1: 4}.get(int(old.jnt_type[j]), 1)
+            vel_width = {0: 6, 1: 3}.get(int(old.jnt_type[j]), 1)
+            qpos += list(zip(range(old.jnt_qposadr[j], old.jnt_qposadr[j] + width),
+                             range(new.jnt_qposadr[k], new.jnt_qposadr[k] + width)))
+            qvel += list(zip(range(old.jnt_dofadr[j], old.jnt_dofadr[j] + vel_width),
+                             range(new.jnt_dofadr[k], new.jnt_dofadr[k] + vel_width)))
+        for b in range(old.nbody):
+            if old.body_mocapid[b] >= 0:
+                k = mujoco.mj_name2id(new, mujoco.mjtObj.mjOBJ_BODY, old.body(b).name)
+                if k >= 0 and new.body_mocapid[k] >= 0:
+                    mocap.append((int(old.body_mocapid[b]), int(new.body_mocapid[k])))
+        q_old, q_new = (np.array([p[i] for p in qpos], dtype=np.int64) for i in (0, 1))
+        v_old, v_new = (np.array([p[i] for p in qvel], dtype=np.int64) for i in (0, 1))
+        m_old, m_new = (np.array([p[i] for p in mocap], dtype=np.int64) for i in (0, 1))
+        for old_data, data in zip(old_datas, self.datas):
+            data.qpos[q_new] = old_data.qpos[q_old]
+            data.qvel[v_new] = old_data.qvel[v_old]
+            data.mocap_pos[m_new] = old_data.mocap_pos[m_old]
+            data.mocap_quat[m_new] = old_data.mocap_quat[m_old]
+
+    # -- model edits -------------------------------------------------------------------------------
+    def distinct_models(self) -> list[mujoco.MjModel]:
+        """Every distinct model object, once each."""
+        seen: dict[int, mujoco.MjModel] = {}
+        for model in self.models:
+            seen.setdefault(id(model), model)
+        return list(seen.values())
+
+    def own(self, env: int) -> mujoco.MjModel:
+        """Environment ``env``'s own model (copied from the shared one on first use)."""
+        if not self._owned[env]:
+            self.models[env] = copy.copy(self.models[env])
+            self._owned[env] = True
+        return self.models[env]
+
+    def _settle(self, model: mujoco.MjModel) -> None:
+        """Recompute the model's derived constants (MuJoCo caches the mass matrix of simple bodies, the subtree
+        masses and constraint weights at ``qpos0``; they must follow a mass or inertia edit)."""
+        mujoco.mj_setConst(model, self._scratch)
+
+    def edit_all(self, fn: AllEdit) -> None:
+        """Apply a model edit to every environment (recorded while the scene is being built)."""
+        for model in self.distinct_models():
+            fn(model)
+            self._settle(model)
+        if self._edits is not None:
+            self._edits.append((None, fn))
+
+    def edit_envs(self, env_ids: EnvIds, fn: EnvEdit) -> None:
+        """Apply a per-environment model edit to ``env_ids`` (recorded while the scene is being built)."""
+        ids = [int(i) for i in env_ids]
+        for k, i in enumerate(ids):
+            model = self.own(i)
+            fn(model, k)
+            self._settle(model)
+        if self._edits is not None:
+            self._edits.append((ids, fn))
+
+    def current(self, env_ids: Iterable[int]) -> None:
+        """Bring the body poses and velocities of ``env_ids`` up to date with their state."""
+        for i in env_ids:
+            if self.stale[i]:
+                m, d = self.models[i], self.datas[i]
+                mujoco.mj_kinematics(m, d)
+                mujoco.mj_comPos(m, d)
+                mujoco.mj_comVel(m, d)
+                self.stale[i] = False
