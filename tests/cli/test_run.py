@@ -167,7 +167,7 @@ PREVIEWS = str(FIXTURES / "preview_app.py")
 def test_a_preview_that_passes_exits_0(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = simulo_run(capsys, PREVIEWS, "--job", "sound", "--runs-dir", str(tmp_path))
     assert code == 0, err
-    assert json.loads(out)["passed"] is True and "did not pass" not in err
+    assert json.loads(out)["verdict"] == "passed" and "did not pass" not in err
 
 
 def test_a_preview_with_a_failed_check_exits_1_naming_the_summary(
@@ -176,7 +176,7 @@ def test_a_preview_with_a_failed_check_exits_1_naming_the_summary(
     # the cloud's client: 0 only when every check passed, 1 when a preview completed with a failed check
     code, out, err = simulo_run(capsys, PREVIEWS, "--job", "broken", "--runs-dir", str(tmp_path))
     report = json.loads(out)
-    assert code == 1 and report["passed"] is False and report["failed"] == ["reset"]
+    assert code == 1 and [s["status"] for s in report["stages"]] == ["skipped", "skipped", "skipped", "failed"]
     assert f"the preview did not pass: {report['summary']}" in err
     assert json.loads((tmp_path / "preview_demo" / "broken" / "0001" / "result.json").read_text()) == report
 

@@ -321,6 +321,6 @@ def _failed_preview_summary(job: JobFunction, result: object) -> str | None:
         return None
     from simulo.rl.preview import REPORT_SCHEMA_VERSION
 
-    if result.get("report_schema_version") != REPORT_SCHEMA_VERSION or result.get("passed") is not False:
+    if result.get("report_schema_version") != REPORT_SCHEMA_VERSION or result.get("verdict") != "failed":
         return None
     return str(result.get("summary", "a check failed"))
