@@ -99,7 +99,7 @@ def test_missing_checkpoints_are_clear_errors(runs: Path, tmp_path: Path) -> Non
     junk.write_bytes(b"not a checkpoint")
     with pytest.raises(SimuloValueError, match="cannot be read"):
         simulo.PolicyCheckpoint.resolve(junk)
-    with pytest.raises(SimuloValueError, match="expected a .pt checkpoint file"):
+    with pytest.raises(SimuloValueError, match="expected a policy ID policy_<stem>"):
         simulo.PolicyCheckpoint.resolve("  ")
 
 
@@ -110,7 +110,7 @@ def test_policy_parameter_is_a_checkpoint_flag() -> None:
     flags = job_flags(evaluate)
     assert [(f.kind, f.required, f.optional) for f in flags] == [("checkpoint", True, False),
                                                                 ("checkpoint", False, True)]
-    assert flags[0].usage().startswith("--policy CHECKPOINT  (checkpoint: a .pt checkpoint file")
+    assert flags[0].usage().startswith("--policy CHECKPOINT  (checkpoint: a policy ID policy_<stem>")
     assert parse_flags(flags, ["--policy", "train/0001:best", "--compare", "none"]) == {
         "policy": "train/0001:best", "compare": None}
     with pytest.raises(JobError, match=r"--policy: invalid value ' '"):

@@ -30,6 +30,7 @@ from simulo.platform.jobs import load_app_file
 from simulo.platform.outputs import collecting_outputs
 from simulo.platform.params import Flag, job_flags, parse_flags
 from simulo.platform.policies import PolicyCheckpoint
+from simulo.platform.training_policy import training_policy
 from simulo.rl.env import env_backend
 from simulo.scale.settings import current_settings
 
@@ -141,7 +142,8 @@ def main(spec_text: str) -> int:
         flags = job_flags(job.spec.fn)
         kwargs = _resolve_checkpoints(flags, parse_flags(flags, spec["argv"]), run)
         hooks.start()
-        with running(job.app, run), _sharded_environments(), collecting_outputs(run.run_dir) as outputs:
+        with running(job.app, run), _sharded_environments(), training_policy(job, run), \
+                collecting_outputs(run.run_dir) as outputs:
             result = job.spec.fn(**kwargs)
             text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
             outputs.publish()

@@ -7,6 +7,9 @@ A job parameter annotated ``policy: simulo.PolicyCheckpoint`` becomes the flag `
 =================================  ==============================================================
 ``REF``                            checkpoint file
 =================================  ==============================================================
+``policy_<stem>:best``             ``best.pt`` of the training run that registered that policy ID
+``policy_<stem>:latest``           its ``latest.pt``
+``policy_<stem>``                  its ``best.pt`` (``latest.pt`` if there is no best)
 ``path/to/file.pt``                that file
 ``RUN_DIR``                        ``RUN_DIR/checkpoints/best.pt`` (``latest.pt`` if there is no best)
 ``RUN_DIR:best``, ``RUN_DIR:latest``  ``RUN_DIR/checkpoints/best.pt``, ``.../latest.pt``
@@ -14,10 +17,13 @@ A job parameter annotated ``policy: simulo.PolicyCheckpoint`` becomes the flag `
 ``latest:latest``                  ``latest.pt`` of that run
 =================================  ==============================================================
 
-``RUN_DIR`` is a folder as written (``runs/cartpole/train/0003``), or relative to the app's runs
-folder (``train/0003``) or to the runs root (``cartpole/train/0003``); a ``checkpoints`` folder works
-too. "Newest" is the run that started last (its ``params.json`` was written last). Eval runs save no
-checkpoint, so ``latest`` finds the newest training run.
+Policy IDs (see :mod:`simulo.platform.policy_registry`) are looked up in the whole runs root
+(``RUNS``, the parent of the app's runs folder; ``$SIMULO_RUNS_DIR`` or ``./runs`` outside ``simulo run``),
+so an eval app may use a policy another app trained. ``RUN_DIR`` is a folder as written
+(``runs/cartpole/train/0003``), or relative to the app's runs folder (``train/0003``) or to the runs
+root (``cartpole/train/0003``); a ``checkpoints`` folder works too. "Newest" is the run that started
+last (its ``params.json`` was written last). Eval runs save no checkpoint, so ``latest`` finds the
+newest training run.
 
 Resolving reads the checkpoint file (torch is imported then) to fill :attr:`PolicyCheckpoint.meta`,
 so a file that is not a trainer checkpoint is refused before the job starts work. Importing this
@@ -34,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulo.errors import SimuloValueError
+from simulo.platform import policy_registry
 
 if TYPE_CHECKING:
     from simulo.rl.training.player import PolicyPlayer
@@ -41,7 +48,8 @@ if TYPE_CHECKING:
 KINDS = ("best", "latest")
 LATEST_RUN = "latest"
 CHECKPOINT_FOLDER = "checkpoints"
-REFERENCE_HELP = "a .pt checkpoint file, a run folder RUN_DIR[:best|:latest], or latest[:best|:latest]"
+REFERENCE_HELP = ("a policy ID policy_<stem>[:best|:latest], a .pt checkpoint file, a run folder "
+                  "RUN_DIR[:best|:latest], or latest[:best|:latest]")
 
 
 @dataclass(frozen=True)
@@ -54,8 +62,9 @@ class PolicyCheckpoint:
     Attributes:
         checkpoint: The reference: ``"<policy_id>:best"`` / ``":latest"``, or the file path for a
             file that is neither.
-        policy_id: The run that trained it (``"cartpole/train/0003"``, relative to the runs root when
-            it lies there), or the file path for a file outside any run.
+        policy_id: The policy ID of the run that trained it (``"policy_quiet-cedar-7k3m4q"``); for a run
+            without one (trained before IDs existed) the run folder (``"cartpole/train/0003"``, relative to
+            the runs root when it lies there); the file path for a file outside any run.
         kind: ``"best"``, ``"latest"`` or ``"file"``.
         path: The checkpoint file.
         meta: What the checkpoint says about itself: ``completed_iterations``, ``reward``,
@@ -130,7 +139,13 @@ class PolicyCheckpoint:
             raise SimuloValueError(f"policy {reference!r}: expected {REFERENCE_HELP}")
         runs = None if app_runs_dir is None else Path(app_runs_dir)
         target, kind = split_reference(text)
-        if target == LATEST_RUN and not Path(text).exists():
+        if policy_registry.looks_like_id(target) and not Path(text).exists():
+            if kind is None and ":" in target:
+                raise SimuloValueError(f"policy {text!r}: the kind after ':' must be best or latest, "
+                                       "such as policy_quiet-cedar-7k3m4q:best")
+            entry = policy_registry.find_policy(_runs_root(runs), target)
+            file, kind = _run_file(text, entry.run_dir / CHECKPOINT_FOLDER, kind)
+        elif target == LATEST_RUN and not Path(text).exists():
             run_dir = _newest_run(text, runs)
             file, kind = _run_file(text, run_dir / CHECKPOINT_FOLDER, kind)
         else:
@@ -149,11 +164,23 @@ class PolicyCheckpoint:
 
 
 def split_reference(text: str) -> tuple[str, str | None]:
-    """Split ``"RUN_DIR:best"`` into ``("RUN_DIR", "best")``; text without a kind suffix gives ``(text, None)``."""
+    """Split ``"RUN_DIR:best"`` into ``("RUN_DIR", "best")``; text without a kind suffix gives ``(text, None)``.
+
+    The kind of a policy ID is matched as the SDK matches it (outer spaces and letter case do not matter).
+    """
     target, sep, kind = text.rpartition(":")
+    if sep and target and policy_registry.looks_like_id(target):
+        kind = policy_registry.normalize(kind)
     if sep and target and kind in KINDS:
         return target, kind
     return text, None
+
+
+def _runs_root(runs: Path | None) -> Path:
+    """The runs root: the parent of the app's runs folder, else ``$SIMULO_RUNS_DIR``, else ``./runs``."""
+    if runs is not None:
+        return runs.parent
+    return Path(os.environ.get("SIMULO_RUNS_DIR") or "runs")
 
 
 def _find_path(text: str, target: str, runs: Path | None) -> Path:
@@ -251,7 +278,8 @@ def _build(file: Path, kind: str, runs: Path | None) -> PolicyCheckpoint:
     max_iterations = _run_params(file).get("max_iterations")
     if isinstance(max_iterations, int):
         meta["max_iterations"] = max_iterations
-    run_id = _policy_id(file, runs)
+    registered = policy_registry.read_record(file.parent.parent) if file.parent.name == CHECKPOINT_FOLDER else None
+    run_id = str(registered["policy_id"]) if registered is not None else _policy_id(file, runs)
     policy_id = run_id if run_id is not None else str(file)
     reference = f"{policy_id}:{kind}" if run_id is not None and kind in KINDS else str(file)
     return PolicyCheckpoint(checkpoint=reference, policy_id=policy_id, kind=kind, path=file, meta=meta)
