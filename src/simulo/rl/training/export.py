@@ -64,9 +64,10 @@ def export_actor(actor: DeterministicActor, path: str | os.PathLike[str], format
                               output_names=["actions"], dynamic_axes={"obs": {0: "batch"}, "actions": {0: "batch"}},
                               opset_version=ONNX_OPSET)
     else:
-        with torch.no_grad():
+        with torch.no_grad(), warnings.catch_warnings():  # TorchScript is deprecated, still what torch.jit.load reads
+            warnings.simplefilter("ignore", DeprecationWarning)
             traced = torch.jit.trace(actor, example)
-        traced.save(str(target))
+            traced.save(str(target))
     return str(target)
 
 

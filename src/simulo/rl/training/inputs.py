@@ -45,7 +45,7 @@ class StateSource:
         if not isinstance(schema, PolicyInputSchema):
             raise SimuloValueError(f"{type(task).__name__}.policy_input_schema={schema!r}: expected a "
                                    "simulo.PolicyInputSchema or None")
-        images = [spec.name for spec in (*schema.actor, *schema.critic_inputs) if spec.kind != "numeric"]
+        images = sorted({spec.name for spec in (*schema.actor, *schema.critic_inputs) if spec.kind != "numeric"})
         if images:
             raise NotImplementedError(f"{type(task).__name__}: image policy inputs {images} cannot be trained "
                                       "locally yet (numeric inputs only)")

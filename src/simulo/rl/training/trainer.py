@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,7 +134,6 @@ class RLTrainer:
         self._device = torch_device(device)
         if torch_threads is not None:
             torch.set_num_threads(torch_threads)
-        torch.manual_seed(seed)
         self.env = env
         self.algorithm = "PPO"
         self.seed = seed
@@ -145,7 +145,13 @@ class RLTrainer:
         self._networks = Networks(hidden=tuple(hidden_layers))
         self._directory = location.directory if location.directory is not None else new_local_dir()
         self.log_dir = Path(log_dir) if log_dir is not None else _default_log_dir(self._directory)
-        self._agent = build_agent(cfg, self._source.layout, self._networks, num_envs, self._device, self.log_dir)
+        outer = torch.get_rng_state()
+        torch.manual_seed(seed)
+        try:
+            self._agent = build_agent(cfg, self._source.layout, self._networks, num_envs, self._device, self.log_dir)
+        finally:
+            self._rng_state = torch.get_rng_state()
+            torch.set_rng_state(outer)
         self._generator = torch.Generator(device=self._device).manual_seed(seed + 1)
         self.iteration = 0
         self.env_steps = 0
@@ -234,18 +240,20 @@ class RLTrainer:
         start_steps, start = self.env_steps, time.perf_counter()
         bar = Progress(to_run, enabled=self.progress)
         try:
-            for _ in range(to_run):
-                self._iteration(self.iteration + to_run)
-                reward = self.reward_history[-1]
-                if reward is not None and (self.best_reward is None or reward > self.best_reward):
-                    self.best_reward, self.best_iteration = reward, self.iteration
-                    self.save(self._directory / BEST)
-                if self.iteration % every == 0:
+            with self._own_rng():
+                for _ in range(to_run):
+                    self._iteration(self.iteration + to_run)
+                    reward = self.reward_history[-1]
+                    if reward is not None and (self.best_reward is None or reward > self.best_reward):
+                        self.best_reward, self.best_iteration = reward, self.iteration
+                        self.save(self._directory / BEST)
+                    if self.iteration % every == 0:
+                        self._periodic_save(keep_last)
+                    elapsed = max(time.perf_counter() - start, 1e-9)
+                    bar.update(reward, self.best_reward, (self.env_steps - start_steps) / elapsed,
+                               self.learning_rate)
+                if to_run == 0 or self.iteration % every != 0:
                     self._periodic_save(keep_last)
-                elapsed = max(time.perf_counter() - start, 1e-9)
-                bar.update(reward, self.best_reward, (self.env_steps - start_steps) / elapsed, self.learning_rate)
-            if to_run == 0 or self.iteration % every != 0:
-                self._periodic_save(keep_last)
         finally:
             bar.close()
         wall = time.perf_counter() - start
@@ -331,6 +339,7 @@ class RLTrainer:
             "best_iteration": self.best_iteration,
             "reward_history": list(self.reward_history),
             "reward_window": list(self._window),
+            "rng_state": self._rng_state.clone(),
             "agent": agent_state(self._agent),
             "actor": None if actor is None else actor.spec(),
         })
@@ -357,6 +366,7 @@ class RLTrainer:
                         [None if r is None else float(r) for r in payload["reward_history"]],
                         [float(r) for r in payload["reward_window"]])
             best = (_optional_float(payload["best_reward"]), payload["best_iteration"])
+            rng_state = payload["rng_state"].cpu()
             backup = agent_state(self._agent)
             try:
                 load_agent_state(self._agent, payload["agent"])
@@ -368,6 +378,7 @@ class RLTrainer:
                 from exc
         self.iteration, self.env_steps, self.reward_history, window = counters
         self.best_reward, self.best_iteration = best
+        self._rng_state = rng_state
         self._window = deque(window, maxlen=REWARD_WINDOW)
 
     def close(self) -> None:
@@ -391,6 +402,19 @@ class RLTrainer:
             raise NotImplementedError("the policy's state_preprocessor is neither skrl's RunningStandardScaler nor "
                                       "None: it cannot be folded into a standalone actor")
         return actor
+
+    @contextmanager
+    def _own_rng(self) -> Iterator[None]:
+        """Inside the block torch's global generator (which skrl samples from) runs this trainer's stream."""
+        import torch  # noqa: PLC0415
+
+        outer = torch.get_rng_state()
+        torch.set_rng_state(self._rng_state)
+        try:
+            yield
+        finally:
+            self._rng_state = torch.get_rng_state()
+            torch.set_rng_state(outer)
 
     def _check_open(self) -> None:
         if self._closed:

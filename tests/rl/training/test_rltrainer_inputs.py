@@ -1,0 +1,138 @@
+"""What the networks see: a numpy task trains; policy and critic inputs under a policy_input_schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from rl_toy_envs import PointMassEnv
+
+import simulo
+from simulo.rl.training import PolicyPlayer, RLTrainer
+
+CFG = {"rollouts": 4, "mini_batches": 2, "learning_epochs": 1}
+MARKER = 7.0
+
+
+class _Slider(simulo.Task):
+    """The catalog cartpole's cart pushed along its rail; reward for staying near the middle."""
+
+    observation_dim, action_dim = 2, 1
+    episode_length_s = 0.2  # 12 steps
+
+    def build(self, scene: Any) -> None:
+        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
+        scene.add(self.robot, at="/World/Robot")
+
+    def on_start(self, env: Any) -> None:
+        self.cart = self.robot.find_joints("slider_to_cart")
+
+    def apply_actions(self, actions: Any) -> None:
+        self.robot.set_joint_effort_target(20.0 * actions, joint_ids=self.cart)
+
+    def get_observations(self) -> Any:
+        return self.robot.state.joint_positions
+
+    def get_rewards(self) -> Any:
+        return 1.0 - self.robot.state.joint_positions[:, self.cart[0]] ** 2
+
+    def get_dones(self) -> Any:
+        never = self.episode_length_buf < 0
+        return never, never
+
+    def reset_idx(self, env_ids: Any) -> None:
+        self.robot.reset(env_ids)
+
+
+class _NumpySlider(_Slider):
+    seen: set[type]
+
+    def apply_actions(self, actions: Any) -> None:
+        self.seen.add(type(actions))
+        super().apply_actions(actions)
+
+
+def test_numpy_task_trains_on_numpy_actions(tmp_path: Path) -> None:
+    task = _NumpySlider()
+    task.seen = set()
+    env = simulo.LearningEnv(task, num_envs=4, seed=0, tensor_library="numpy")
+    try:
+        stats = RLTrainer(env, device="cpu", checkpoint_dir=tmp_path, progress=False, agent_cfg=CFG).train(4)
+        assert task.seen == {np.ndarray}
+        obs, *_ = env.step(np.zeros((4, 1)))
+        assert isinstance(obs, np.ndarray)  # the trainer's torch actions did not switch the task to torch
+    finally:
+        env.close()
+    assert stats["iterations"] == 4 and stats["reward_history"][-1] is not None
+
+
+class _Asymmetric(_Slider):
+    """The policy sees the joint positions; the critic sees them, the joint velocities and a constant marker."""
+
+    policy_input_schema = simulo.PolicyInputSchema(
+        actor=(simulo.PolicyInput(name="positions", shape=(2,)),),
+        critic=(simulo.PolicyInput(name="positions", shape=(2,)), simulo.PolicyInput(name="velocities", shape=(2,)),
+                simulo.PolicyInput(name="marker", shape=(1,))),
+    )
+
+    def get_observations(self) -> Any:
+        return torch.full((self.num_envs, 2), float("nan"))  # must not reach the trainer under a schema
+
+    def get_policy_inputs(self) -> Any:
+        return {"positions": self.robot.state.joint_positions}
+
+    def get_critic_inputs(self) -> Any:
+        return {"positions": self.robot.state.joint_positions, "velocities": self.robot.state.joint_velocities,
+                "marker": torch.full((self.num_envs, 1), MARKER)}
+
+
+def _recording(module: torch.nn.Module, seen: list[torch.Tensor]) -> None:
+    module.register_forward_pre_hook(lambda _, args: seen.append(args[0].detach().clone()))
+
+
+def test_policy_and_critic_get_their_own_inputs(tmp_path: Path) -> None:
+    env = simulo.LearningEnv(_Asymmetric(), num_envs=4, seed=0)
+    try:
+        trainer = RLTrainer(env, device="cpu", checkpoint_dir=tmp_path, progress=False,
+                            agent_cfg={**CFG, "state_preprocessor": None})
+        policy_seen: list[torch.Tensor] = []
+        value_seen: list[torch.Tensor] = []
+        _recording(trainer.agent.policy.net, policy_seen)
+        _recording(trainer.agent.value.net, value_seen)
+        trainer.train(2)
+        assert trainer.observation_dim == 2
+        assert trainer.agent.policy.net[0].in_features == 2 and trainer.agent.value.net[0].in_features == 5
+        assert all(x.shape[1] == 2 for x in policy_seen) and all(x.shape[1] == 5 for x in value_seen)
+        assert all(bool((x[:, 4] == MARKER).all()) for x in value_seen)
+        assert torch.equal(value_seen[0][:, :2], policy_seen[0])  # the shared input, the same values
+        assert not any(bool(torch.isnan(x).any()) for x in policy_seen + value_seen)
+        trainer.save(tmp_path / "asym.pt")
+    finally:
+        env.close()
+    player = PolicyPlayer.from_checkpoint(tmp_path / "asym.pt")
+    assert player.observation_dim == 2
+    payload = torch.load(tmp_path / "asym.pt", weights_only=True)
+    assert payload["state_dim"] == 2 + 5 and payload["policy_input_schema"]["critic"][2]["name"] == "marker"
+
+
+class _Camera(_Slider):
+    policy_input_schema = simulo.PolicyInputSchema(
+        actor=(simulo.PolicyInput(name="rgb", shape=(8, 8, 3), dtype="uint8", kind="image", camera="cam"),))
+
+
+class _OnToyEnv(PointMassEnv):
+    task = _Asymmetric()
+
+
+def test_image_inputs_and_remote_envs_not_implemented(tmp_path: Path) -> None:
+    env = simulo.LearningEnv(_Camera(), num_envs=2, seed=0)
+    try:
+        with pytest.raises(NotImplementedError, match=r"image policy inputs \['rgb'\]"):
+            RLTrainer(env, device="cpu", checkpoint_dir=tmp_path, progress=False)
+    finally:
+        env.close()
+    with pytest.raises(NotImplementedError, match="in this process only"):
+        RLTrainer(_OnToyEnv(num_envs=2), device="cpu", checkpoint_dir=tmp_path, progress=False)
