@@ -64,7 +64,7 @@ class Networks:
     initial_log_std: float = 0.0
 
 
-class _Policy(GaussianMixin, Model):  # type: ignore[misc]  # skrl is untyped
+class _Policy(GaussianMixin, Model):
     def __init__(self, layout: Layout, networks: Networks, device: torch.device) -> None:
         Model.__init__(self, layout.state_dim, layout.action_dim, device)
         GaussianMixin.__init__(self, clip_actions=False, clip_log_std=True, min_log_std=-20.0, max_log_std=2.0)
@@ -77,7 +77,7 @@ class _Policy(GaussianMixin, Model):  # type: ignore[misc]  # skrl is untyped
         return self.net(inputs["states"][:, start:stop]), self.log_std_parameter, {}
 
 
-class _Value(DeterministicMixin, Model):  # type: ignore[misc]
+class _Value(DeterministicMixin, Model):
     def __init__(self, layout: Layout, networks: Networks, device: torch.device) -> None:
         Model.__init__(self, layout.state_dim, 1, device)
         DeterministicMixin.__init__(self, clip_actions=False)

@@ -42,6 +42,7 @@ from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset
 
 if TYPE_CHECKING:
     import torch
+    from torch import Tensor
 
     from simulo.rl.training.networks import DeterministicActor
 
@@ -159,8 +160,8 @@ class RLTrainer:
         self.best_iteration: int | None = None
         self.reward_history: list[float | None] = []
         self._window: deque[float] = deque(maxlen=REWARD_WINDOW)
-        self._states: torch.Tensor | None = None
-        self._running_return: torch.Tensor | None = None
+        self._states: Tensor | None = None
+        self._running_return: Tensor | None = None
         self._closed = False
         self._credit = 0
         self._numbered: list[Path] = []
