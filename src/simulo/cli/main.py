@@ -14,6 +14,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check-urdf": ("simulo.cli.check_urdf", "check a URDF file and list every problem in it"),
     "asset": ("simulo.cli.asset", "list the local robot catalog, or check a registry reference's model"),
     "run": ("simulo.cli.run", "run a job of an app file locally"),
+    "policy": ("simulo.cli.policy", "list and inspect the policies trained under the runs folder, or copy one"),
+    "export": ("simulo.cli.export", "export a policy checkpoint as ONNX or TorchScript"),
     "logs": ("simulo.cli.logs", "print a run's log; --follow until it ends (a simulo run --detach run)"),
     "create": ("simulo.cli.create", "write a starter app (task, preview, train, eval, play) into a new folder"),
     "pick-place": ("simulo.cli.pick_place", "the scripted pick-and-place app (flags: every seed experiment)"),

@@ -118,14 +118,17 @@ class PolicyCheckpoint:
         return PolicyPlayer.from_checkpoint(self.path, device=device, seed=seed)
 
     @classmethod
-    def resolve(cls, reference: str | os.PathLike[str], app_runs_dir: str | os.PathLike[str] | None = None
-                ) -> PolicyCheckpoint:
+    def resolve(cls, reference: str | os.PathLike[str], app_runs_dir: str | os.PathLike[str] | None = None,
+                *, root: str | os.PathLike[str] | None = None) -> PolicyCheckpoint:
         """Resolve a ``--policy`` reference (see the module docstring) into a checkpoint.
 
         Args:
             reference: The reference text or a path.
             app_runs_dir: The app's runs folder (``RUNS/<app>``); needed for ``latest`` and for run
                 folders given relative to the runs folder.
+            root: The runs root, when there is no app (``simulo export``); by default the parent of
+                ``app_runs_dir``, else ``$SIMULO_RUNS_DIR``, else ``./runs``. Policy IDs and run folders
+                relative to the root are looked up there.
 
         Returns:
             The checkpoint, with :attr:`meta` read from the file.
@@ -138,18 +141,19 @@ class PolicyCheckpoint:
         if not text:
             raise SimuloValueError(f"policy {reference!r}: expected {REFERENCE_HELP}")
         runs = None if app_runs_dir is None else Path(app_runs_dir)
+        base = Path(root) if root is not None else _runs_root(runs)
         target, kind = split_reference(text)
         if policy_registry.looks_like_id(target) and not Path(text).exists():
             if kind is None and ":" in target:
                 raise SimuloValueError(f"policy {text!r}: the kind after ':' must be best or latest, "
                                        "such as policy_quiet-cedar-7k3m4q:best")
-            entry = policy_registry.find_policy(_runs_root(runs), target)
+            entry = policy_registry.find_policy(base, target)
             file, kind = _run_file(text, entry.run_dir / CHECKPOINT_FOLDER, kind)
         elif target == LATEST_RUN and not Path(text).exists():
             run_dir = _newest_run(text, runs)
             file, kind = _run_file(text, run_dir / CHECKPOINT_FOLDER, kind)
         else:
-            found = _find_path(text, target, runs)
+            found = _find_path(text, target, runs, base)
             if found.is_file():
                 if kind is not None:
                     raise SimuloValueError(
@@ -183,11 +187,11 @@ def _runs_root(runs: Path | None) -> Path:
     return Path(os.environ.get("SIMULO_RUNS_DIR") or "runs")
 
 
-def _find_path(text: str, target: str, runs: Path | None) -> Path:
+def _find_path(text: str, target: str, runs: Path | None, root: Path) -> Path:
     """The file or folder ``target`` names: as written, then under the app's runs folder or the runs root."""
     candidates = [Path(text).expanduser(), Path(target).expanduser()]
-    if runs is not None and not Path(target).is_absolute():
-        candidates += [runs / target, runs.parent / target]
+    if not Path(target).is_absolute():
+        candidates += ([] if runs is None else [runs / target]) + [root / target]
     for candidate in candidates:
         if candidate.exists():
             return candidate

@@ -181,7 +181,8 @@ def find_policy(root: Path, policy_id: str) -> PolicyEntry:
                            "runs folder that holds it")
 
 
-def register(run_dir: Path, app: str, job: str, *, started_from: str | None = None) -> PolicyEntry:
+def register(run_dir: Path, app: str, job: str, *, started_from: str | None = None,
+             tags: tuple[str, ...] = ()) -> PolicyEntry:
     """Give the training run ``run_dir`` (``ROOT/<app>/<job>/<NNNN>``) its policy ID and write ``policy.json``.
 
     A run that already has one (a retried attempt) keeps it.
@@ -191,6 +192,7 @@ def register(run_dir: Path, app: str, job: str, *, started_from: str | None = No
         app: The app's name.
         job: The job's name.
         started_from: The checkpoint training continued from (``--from``), or ``None``.
+        tags: The run's ``--tag`` values.
 
     Returns:
         The registered policy.
@@ -218,7 +220,7 @@ def register(run_dir: Path, app: str, job: str, *, started_from: str | None = No
         "max_iterations": None,
         "best_reward": None,
         "checkpoints": [],
-        "tags": [],
+        "tags": list(tags),
     }
     write_record(run_dir, record)
     return PolicyEntry(policy_id, run_dir, record)

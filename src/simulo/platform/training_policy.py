@@ -120,7 +120,8 @@ def training_policy(job: JobFunction, run: RunContext) -> Iterator[None]:
     if run.flags.from_policy is not None:
         source = PolicyCheckpoint.resolve(run.flags.from_policy, run.run_dir.parent.parent)
     started_from = None if source is None else source.checkpoint
-    entry = policy_registry.register(run.run_dir, job.app.name, job.spec.name, started_from=started_from)
+    entry = policy_registry.register(run.run_dir, job.app.name, job.spec.name, started_from=started_from,
+                                     tags=run.flags.tags)
     if entry.record.get("status") != "running":  # a retry of an attempt that failed
         entry = policy_registry.update(entry, status="running", ended_at=None)
     if source is not None:
