@@ -134,3 +134,21 @@ def test_the_sdks_error_names_are_simulo_errors_too() -> None:
         assert getattr(errors, name) is local
     with pytest.raises(AttributeError):
         _ = errors.NoSuchError  # type: ignore[attr-defined]
+
+
+def test_result_and_outputs_commands_read_the_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from simulo.cli import outputs, result
+
+    assert run.main([FEATURES, "--job", "outputs", "--runs-dir", "runs"]) == 0
+    capsys.readouterr()
+    assert result.main(["--runs-dir", "runs"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"kept": [True, True]}
+    assert outputs.main(["features/outputs/0001", "--runs-dir", "runs"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("report.json  [report]  ") and "outputs/report-2.json" in lines[1]
+    assert outputs.main(["--json", "--runs-dir", "runs"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+    assert run.main([FEATURES, "--job", "outputs", "--fail", "--runs-dir", "runs"]) == 1
+    capsys.readouterr()
+    assert result.main(["features/outputs/0002", "--runs-dir", "runs"]) == 1
+    assert "has no result; it is failed" in capsys.readouterr().err

@@ -17,6 +17,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "policy": ("simulo.cli.policy", "list and inspect the policies trained under the runs folder, or copy one"),
     "export": ("simulo.cli.export", "export a policy checkpoint as ONNX or TorchScript"),
     "logs": ("simulo.cli.logs", "print a run's log; --follow until it ends (a simulo run --detach run)"),
+    "result": ("simulo.cli.result", "print what a completed run returned"),
+    "outputs": ("simulo.cli.outputs", "list the files a run kept with simulo.save_output"),
     "create": ("simulo.cli.create", "write a starter app (task, preview, train, eval, play) into a new folder"),
     "pick-place": ("simulo.cli.pick_place", "the scripted pick-and-place app (flags: every seed experiment)"),
 }
