@@ -36,19 +36,19 @@ def test_train_then_eval_with_latest_policy(tmp_path: Path) -> None:
     assert evaluate.returncode == 0, evaluate.stderr
     assert f"--policy latest -> {run_dir / 'checkpoints' / 'best.pt'}" in evaluate.stderr
     report = json.loads(evaluate.stdout)
-    assert report["report_schema_version"] == "simulo-local.evaluation_report.v1"
-    assert report["episodes"] == 8 and report["succeeded"] + report["failed"] == 8
-    assert report["success_rate_percent"] == pytest.approx(100.0 * report["succeeded"] / 8)
-    assert [c["name"] for c in report["checks"]] == ["pole upright", "lasted to the time limit"]
-    assert sum(e["episodes"] for e in report["endings"]) == 8
-    assert {e["ended_by"] for e in report["endings"]} <= {"pole fell", "cart out of bounds", "time limit"}
-    assert 0 < report["mean_length"] <= 300 and report["mean_return"] < 300
+    assert report["report_schema_version"] == "simulo.evaluation_report.v1"
+    result = report["result"]
+    assert result["episodes"] == 8 and result["succeeded"] + report["failures"] == 8
+    assert [c["name"] for c in result["checks"]] == ["pole upright", "lasted to the time limit"]
+    assert sum(e["episodes"] for e in result["endings"]) == 8
+    assert {e["ended_by"] for e in result["endings"]} <= {"pole fell", "cart out of bounds", "time limit"}
     tested = report["tested"]
-    assert tested["policy"]["reference"] == "cartpole/train/0001:best" and tested["policy"]["iteration"] == 3
-    assert (tested["task"], tested["success_function"], tested["num_envs"]) == ("CartpoleTask", "balanced", 8)
-    rows = list(csv.DictReader(Path(report["episodes_csv"]).read_text(encoding="utf-8").splitlines()))
+    assert tested["checkpoint"]["reference"].endswith(":best") and tested["checkpoint"]["iteration"] == 3
+    assert (tested["task"]["name"], tested["success_function"], tested["num_envs"]) == ("CartpoleTask", "balanced", 8)
+    rows = list(csv.DictReader((tmp_path / "runs" / "cartpole" / "evaluate" / "0001" / "episodes.csv")
+                               .read_text(encoding="utf-8").splitlines()))
     assert [int(r["episode"]) for r in rows] == list(range(8))
-    assert sum(r["success"] == "true" for r in rows) == report["succeeded"]
+    assert sum(r["success"] == "true" for r in rows) == result["succeeded"]
 
 
 def test_eval_without_a_trained_policy_fails_clearly(tmp_path: Path) -> None:
