@@ -38,6 +38,7 @@ from simulo.platform.context import RunFlags
 from simulo.platform.jobs import JobFile, check_runnable, load_app_file
 from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
 from simulo.platform.readiness import check_params, prepare
+from simulo.platform.run_gates import check_run_flags, gated_exit
 from simulo.platform.runner import EXIT_FAILED, EXIT_USAGE, RunRequest, run_id, run_job, runs_root
 from simulo.platform.systems import JobType
 from simulo.scale.settings import ScaleSettings
@@ -262,6 +263,7 @@ def main(argv: list[str]) -> int:
         values = parse_flags(flags, job_argv)
         params = {f.name: values.get(f.name, f.default) for f in flags if f.name in values or not f.required}
         check_params(params)
+        check_run_flags(job, options.flags, params, runs_root(options.runs_dir))
         ready = prepare(job, job_file, ScaleSettings(options.workers, options.address),
                         strict_assets=options.strict_assets)
     except JobError as exc:
@@ -298,7 +300,8 @@ def main(argv: list[str]) -> int:
     else:
         kind = "JobFailedError: " if outcome.status == "failed" else ""
         print(f"simulo run: error: {kind}{outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
-    return outcome.exit_code
+    gate = gated_exit(job, options.flags, outcome.status == "completed", outcome.result)
+    return gate if gate is not None and outcome.status != "interrupted" else outcome.exit_code
 
 
 def _detach(request: RunRequest, options: _Options) -> int:

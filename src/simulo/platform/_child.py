@@ -30,6 +30,7 @@ from simulo.platform.jobs import load_app_file
 from simulo.platform.outputs import collecting_outputs
 from simulo.platform.params import Flag, job_flags, parse_flags
 from simulo.platform.policies import PolicyCheckpoint
+from simulo.platform.repeatable import call_job
 from simulo.platform.training_policy import training_policy
 from simulo.rl.env import env_backend
 from simulo.scale.settings import current_settings
@@ -144,7 +145,7 @@ def main(spec_text: str) -> int:
         hooks.start()
         with running(job.app, run), _sharded_environments(), training_policy(job, run), \
                 collecting_outputs(run.run_dir) as outputs:
-            result = job.spec.fn(**kwargs)
+            result = call_job(job.spec.fn, kwargs, run)
             text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
             outputs.publish()
     except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, then retried or not

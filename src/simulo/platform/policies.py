@@ -137,34 +137,47 @@ class PolicyCheckpoint:
             SimuloValueError: Nothing matches the reference (the message says what was looked for),
                 or the file is not a trainer checkpoint.
         """
-        text = os.fspath(reference).strip() if isinstance(reference, (str, os.PathLike)) else None
-        if not text:
-            raise SimuloValueError(f"policy {reference!r}: expected {REFERENCE_HELP}")
-        runs = None if app_runs_dir is None else Path(app_runs_dir)
-        base = Path(root) if root is not None else _runs_root(runs)
-        target, kind = split_reference(text)
-        if policy_registry.looks_like_id(target) and not Path(text).exists():
-            if kind is None and ":" in target:
-                raise SimuloValueError(f"policy {text!r}: the kind after ':' must be best or latest, "
-                                       "such as policy_quiet-cedar-7k3m4q:best")
-            entry = policy_registry.find_policy(base, target)
-            file, kind = _run_file(text, entry.run_dir / CHECKPOINT_FOLDER, kind)
-        elif target == LATEST_RUN and not Path(text).exists():
-            run_dir = _newest_run(text, runs)
-            file, kind = _run_file(text, run_dir / CHECKPOINT_FOLDER, kind)
+        file, kind = locate(reference, app_runs_dir, root=root)
+        return _build(file, kind, None if app_runs_dir is None else Path(app_runs_dir))
+
+
+def locate(reference: str | os.PathLike[str], app_runs_dir: str | os.PathLike[str] | None = None,
+           *, root: str | os.PathLike[str] | None = None) -> tuple[Path, str]:
+    """The checkpoint file a reference names, and its kind, without reading the file (no torch).
+
+    The arguments are those of :meth:`PolicyCheckpoint.resolve`.
+
+    Raises:
+        SimuloValueError: Nothing matches the reference (the message says what was looked for).
+    """
+    text = os.fspath(reference).strip() if isinstance(reference, (str, os.PathLike)) else None
+    if not text:
+        raise SimuloValueError(f"policy {reference!r}: expected {REFERENCE_HELP}")
+    runs = None if app_runs_dir is None else Path(app_runs_dir)
+    base = Path(root) if root is not None else _runs_root(runs)
+    target, kind = split_reference(text)
+    if policy_registry.looks_like_id(target) and not Path(text).exists():
+        if kind is None and ":" in target:
+            raise SimuloValueError(f"policy {text!r}: the kind after ':' must be best or latest, "
+                                   "such as policy_quiet-cedar-7k3m4q:best")
+        entry = policy_registry.find_policy(base, target)
+        file, kind = _run_file(text, entry.run_dir / CHECKPOINT_FOLDER, kind)
+    elif target == LATEST_RUN and not Path(text).exists():
+        run_dir = _newest_run(text, runs)
+        file, kind = _run_file(text, run_dir / CHECKPOINT_FOLDER, kind)
+    else:
+        found = _find_path(text, target, runs, base)
+        if found.is_file():
+            if kind is not None:
+                raise SimuloValueError(
+                    f"policy {text!r}: {str(found)!r} is a file; ':{kind}' goes after a run folder, "
+                    f"such as runs/cartpole/train/0001:{kind}"
+                )
+            file, kind = found, found.stem if found.stem in KINDS else "file"
         else:
-            found = _find_path(text, target, runs, base)
-            if found.is_file():
-                if kind is not None:
-                    raise SimuloValueError(
-                        f"policy {text!r}: {str(found)!r} is a file; ':{kind}' goes after a run folder, "
-                        f"such as runs/cartpole/train/0001:{kind}"
-                    )
-                file, kind = found, found.stem if found.stem in KINDS else "file"
-            else:
-                folder = found / CHECKPOINT_FOLDER if (found / CHECKPOINT_FOLDER).is_dir() else found
-                file, kind = _run_file(text, folder, kind)
-        return _build(file, kind, runs)
+            folder = found / CHECKPOINT_FOLDER if (found / CHECKPOINT_FOLDER).is_dir() else found
+            file, kind = _run_file(text, folder, kind)
+    return file, kind
 
 
 def split_reference(text: str) -> tuple[str, str | None]:
