@@ -103,7 +103,7 @@ def announcement(entry: policy_registry.PolicyEntry) -> str:
         parts.append(f"{checkpoint['kind']}: iteration {checkpoint['iteration']}{shown}")
     detail = "; ".join(parts) if parts else "no checkpoint saved"
     started = entry.record.get("started_from")
-    origin = f", started from {started}" if started else ""
+    origin = f"; started from {started}" if started else ""
     return f"Policy:  {entry.policy_id}  ({detail}{origin})"
 
 
