@@ -132,7 +132,6 @@ from simulo.rl.gym_adapter import GymVectorEnv as GymVectorEnv
 from simulo.rl.preview import preview as preview
 from simulo.rl.recording import VideoWriter as VideoWriter
 from simulo.rl.task import Task as Task
-from simulo.rl.training.config import PPOConfig as PPOConfig
 from simulo.rl.training.player import PolicyPlayer as PolicyPlayer
 from simulo.rl.training.player import RLPlayer as RLPlayer
 from simulo.rl.training.trainer import RLTrainer as RLTrainer
@@ -214,7 +213,6 @@ __all__ = [  # noqa: RUF022 - in sorted() order, as simulo.__all__ (tests/test_p
     "Output",
     "OutputKind",
     "OutputPublicId",
-    "PPOConfig",
     "PackageId",
     "ParallelGripper",
     "ParallelGripperActuator",
