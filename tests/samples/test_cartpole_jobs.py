@@ -25,7 +25,7 @@ def test_train_then_eval_with_latest_policy(tmp_path: Path) -> None:
     train = simulo_run(str(SAMPLE / "train.py"), "--num-envs", "32", "--max-iterations", "3", "--runs-dir", runs)
     assert train.returncode == 0, train.stderr
     stats = json.loads(train.stdout)
-    assert (stats["num_envs"], stats["iterations"], stats["env_steps"]) == (32, 3, 3 * 32 * 24)
+    assert (stats["num_envs"], stats["iterations"], stats["env_steps"]) == (32, 3, 3 * 32 * 16)  # 16-step rollouts
     assert len(stats["reward_history"]) == 3 and stats["best_reward"] == max(r for r in stats["reward_history"] if r)
     run_dir = tmp_path / "runs" / "cartpole" / "train" / "0001"
     assert stats["latest_checkpoint"] == str(run_dir / "checkpoints" / "latest.pt")

@@ -5,9 +5,9 @@ rollout workers under ``simulo run --workers N``); each Ray worker builds one fo
 
 Tensors crossing this interface are torch tensors when the task works in torch (its module imports
 torch) and numpy arrays otherwise; ``tensor_library`` overrides the choice. Actions reach the task in its
-library whatever the caller hands in (a trainer's torch actions become numpy arrays for a numpy task). Everything runs on the CPU:
-``device="cuda"`` prints one warning and falls back (the state buffers are CPU memory, with or
-without CUDA), so cloud apps run unchanged.
+library whatever the caller hands in (a trainer's torch actions become numpy arrays for a numpy task).
+Everything runs on the CPU: ``device="cuda"`` prints one warning and falls back (the state buffers are CPU
+memory, with or without CUDA), so cloud apps run unchanged.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class LocalEnv:
                  physics_steps_per_action: int | None = None, env_spacing: float | None = None,
                  headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
                  tensor_library: str = "auto", envs_per_world: int | None = None,
-                 shard: tuple[int, int] | None = None, engine: str = "pybullet") -> None:
+                 shard: tuple[int, int] | None = None, engine: str | None = None) -> None:
         if not isinstance(task, Task):
             raise SimuloValueError(f"LearningEnv needs a simulo.Task instance, got {task!r}")
         for name in ("observation_dim", "action_dim"):
