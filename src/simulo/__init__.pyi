@@ -119,8 +119,8 @@ from simulo.errors import UrdfError as UrdfError
 from simulo.errors import WorkerError as WorkerError
 from simulo.platform.app import App as App
 from simulo.platform.evaluation import evaluate as evaluate
-from simulo.platform.policies import PolicyCheckpoint as PolicyCheckpoint
 from simulo.platform.outputs import save_output as save_output
+from simulo.platform.policies import PolicyCheckpoint as PolicyCheckpoint
 from simulo.platform.runtime import Runtime as Runtime
 from simulo.platform.systems import JobType as JobType
 from simulo.platform.systems import SystemType as SystemType
