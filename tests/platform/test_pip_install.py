@@ -50,6 +50,7 @@ def offline_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache" / "pip"
 
 
+@pytest.mark.slow
 def test_the_job_imports_the_package_from_the_cache_and_the_cache_is_reused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, offline_index: Path
 ) -> None:
