@@ -152,3 +152,14 @@ def test_result_and_outputs_commands_read_the_run(capsys: pytest.CaptureFixture[
     capsys.readouterr()
     assert result.main(["features/outputs/0002", "--runs-dir", "runs"]) == 1
     assert "has no result; it is failed" in capsys.readouterr().err
+
+
+def test_a_volume_has_no_path_while_jobs_are_only_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from simulo.platform.discovery import discovery_mode
+
+    volume = Volume("listed", create_if_missing=True)
+    with discovery_mode(), pytest.raises(simulo.ResourceNotFoundError, match="only inside a running job"):
+        _ = volume.path
+    assert not (tmp_path / "volumes" / "listed").exists()
+    monkeypatch.setenv(volume.env_key, str(tmp_path / "mounted"))
+    assert volume.path == str(tmp_path / "mounted")  # the folder simulo run prepared for the job
