@@ -79,10 +79,7 @@ EXCLUSIONS: dict[tuple[str, str], tuple[str, int]] = {
     **_excluded("authoring.SceneProtocol", "add", "Scene.add also takes SceneVariantsProtocol's variants=None "
                 "(which it matches); SceneProtocol.add lacks it, so no one method matches both: the two "
                 "Protocols conflict, and the SDK's own Scene has the same choice to make", 0),
-    **_excluded("runtime.TaskProtocol", "get_policy_inputs get_critic_inputs policy_input_schema",
-                "Task has no policy-input / asymmetric-critic hooks yet (rl/task.py)", 10),
-    **_excluded("runtime.EngineTaskProtocol", "get_policy_inputs get_critic_inputs policy_input_schema engine_setup",
-                "Task has no policy-input / critic hooks and no engine_setup yet (rl/task.py)", 10),
+    **_excluded("runtime.EngineTaskProtocol", "engine_setup", "Task has no engine_setup yet (rl/task.py)", 10),
     **_excluded("runtime.TrainerProtocol", "train", "RLTrainer.train defaults max_iterations and adds checkpoint "
                 "keywords, as the SDK's own RLTrainer facade declares (a compatible extension); the "
                 "Protocol's is train(self, max_iterations)", 0),
