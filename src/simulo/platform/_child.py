@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -34,6 +35,7 @@ from simulo.platform.repeatable import call_job
 from simulo.platform.training_policy import training_policy
 from simulo.rl.env import env_backend
 from simulo.scale.settings import current_settings
+from simulo.scale.worker_setup import JOB_PATH_VARIABLE
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 
@@ -132,7 +134,10 @@ def _report_failure(exc: Exception, run: RunContext) -> None:
 def main(spec_text: str) -> int:
     """Run one attempt described by ``spec_text`` (JSON); return the process exit code."""
     spec = json.loads(spec_text)
-    sys.path.extend(p for p in spec.get("python_path", ()) if p not in sys.path)
+    folders = [p for p in spec.get("python_path", ()) if p not in sys.path]
+    sys.path.extend(folders)
+    if folders:  # Ray workers of a --workers job need them too (simulo.scale.worker_setup)
+        os.environ[JOB_PATH_VARIABLE] = os.pathsep.join(folders)
     flags_of_run = RunFlags.from_json(spec.get("flags", {}))
     run = RunContext.create(Path(spec["run_dir"]), int(spec["attempt"]), int(spec["max_attempts"]), flags_of_run)
     job_id = f"{run.run_dir.parent.parent.name}/{run.run_dir.parent.name}/{run.run_dir.name}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 import sysconfig
 import types
@@ -21,6 +22,7 @@ from typing import Any
 from simulo._optional import require
 from simulo.errors import SimuloValueError, WorkerError
 from simulo.scale.settings import check_address, check_workers
+from simulo.scale.worker_setup import JOB_PATH_VARIABLE, extend_job_path, job_path
 
 
 def require_ray(feature: str = "--workers/--address") -> types.ModuleType:
@@ -53,16 +55,21 @@ class Cluster:
         self.started = False
         if self.ray.is_initialized():
             return
+        options: dict[str, Any] = {"logging_level": logging.WARNING}
+        folders = job_path()
+        if folders:  # the job's pip_install folders, on every worker's sys.path before it unpickles a task
+            options["runtime_env"] = {"env_vars": {JOB_PATH_VARIABLE: os.pathsep.join(folders)},
+                                      "worker_process_setup_hook": f"{extend_job_path.__module__}.extend_job_path"}
         if address is not None:
             try:
-                self.ray.init(address=address, logging_level=logging.WARNING)
+                self.ray.init(address=address, **options)
             except ValueError as exc:
                 raise SimuloValueError(f"address {address!r} is not a Ray address ({exc}); expected 'HOST:6379', "
                                        "'ray://HOST:10001' or 'auto'") from exc
             except ConnectionError as exc:
                 raise WorkerError(f"cannot reach a Ray cluster at {address!r}: {exc}") from exc
         else:
-            self.ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
+            self.ray.init(num_cpus=workers, include_dashboard=False, **options)
         self.started = True
 
     def close(self) -> None:
