@@ -1,0 +1,121 @@
+"""``simulo export POLICY --format onnx|torchscript``: a file that runs without simulo acts as the checkpoint does."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simulo
+from simulo.cli.main import main as simulo_main
+from simulo.platform import policy_registry
+from simulo.platform.training_policy import finish
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.load` is deprecated:DeprecationWarning")
+
+APP = Path(__file__).parents[1] / "platform" / "fixtures" / "policy_app" / "app.py"
+OBS = [[0.1, 0.0, 0.0, 0.0], [-0.3, 1.0, 0.5, -0.2], [0.05, -2.0, -1.0, 0.4]]
+
+# Runs in a fresh interpreter: only onnxruntime or torch, never simulo.
+_LOAD = """
+import json, sys
+import numpy as np
+kind, path, obs = sys.argv[1], sys.argv[2], np.array(json.loads(sys.argv[3]), dtype=np.float32)
+if kind == "onnx":
+    import onnxruntime
+    actions = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"]).run(["actions"], {"obs": obs})[0]
+else:
+    import torch
+    actions = torch.jit.load(path)(torch.from_numpy(obs)).detach().numpy()
+assert not any(name == "simulo" or name.startswith("simulo.") for name in sys.modules), "simulo was imported"
+print(json.dumps(actions.tolist()))
+"""
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A runs folder holding one registered training run of the fixture app (trained in this process)."""
+    runs = tmp_path_factory.mktemp("runs")
+    spec = importlib.util.spec_from_file_location("policy_fixture_app", APP)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    run = runs / "balance" / "train" / "0001"
+    env = simulo.LearningEnv(module.Balance(), num_envs=4, seed=1)
+    trainer = simulo.RLTrainer(env, seed=0, device="cpu", progress=False, checkpoint_dir=run / "checkpoints",
+                               agent_cfg={"rollouts": 8, "mini_batches": 2, "learning_epochs": 1})
+    trainer.train(2)
+    trainer.close()
+    env.close()
+    finish(policy_registry.register(run, "balance", "train"), "completed")
+    return runs
+
+
+def policy_id(root: Path) -> str:
+    return policy_registry.all_policies(root)[0].policy_id
+
+
+def export(capsys: pytest.CaptureFixture[str], root: Path, *argv: str) -> tuple[int, str, str]:
+    code = simulo_main(["export", *argv, "--runs-dir", str(root)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_outside(kind: str, path: str) -> np.ndarray:
+    out = subprocess.run([sys.executable, "-c", _LOAD, kind, path, json.dumps(OBS)], check=True,
+                         capture_output=True, text=True, timeout=120).stdout
+    return np.array(json.loads(out), dtype=np.float32)
+
+
+def checkpoint_actions(root: Path, reference: str) -> np.ndarray:
+    player = simulo.PolicyCheckpoint.resolve(reference, root / "balance").load()
+    return np.asarray(player(np.array(OBS, dtype=np.float32), deterministic=True), dtype=np.float32)
+
+
+@pytest.mark.parametrize(("fmt", "kind"), [("torchscript", "latest"), ("onnx", "best")])
+def test_exported_file_gives_the_checkpoints_deterministic_actions(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str, kind: str
+) -> None:
+    if fmt == "onnx":
+        pytest.importorskip("onnx")
+        pytest.importorskip("onnxruntime")
+    reference = f"{policy_id(root)}:{kind}"
+    code, out, err = export(capsys, root, reference, "--format", fmt, "-o", str(tmp_path) + "/", "--json")
+    assert code == 0, err
+    written = json.loads(out)
+    suffix = ".onnx" if fmt == "onnx" else ".ts"
+    assert written["output"] == str(tmp_path / f"{policy_id(root)}-{kind}{suffix}")
+    assert (written["checkpoint"], written["observation_dim"], written["action_dim"]) == (reference, 4, 1)
+    np.testing.assert_allclose(run_outside(fmt, written["output"]), checkpoint_actions(root, reference),
+                               atol=1e-5)
+
+
+def test_default_name_and_text_output(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = export(capsys, root, "latest", "--format", "torchscript")
+    assert code == 0, err
+    target = tmp_path / f"{policy_id(root)}-best.ts"  # latest: the newest policy; no kind: its best
+    assert target.is_file()
+    assert out.splitlines()[0] == f"Exported {policy_id(root)}:best (iteration 1) as torchscript: {target}"
+
+
+@pytest.mark.parametrize(("argv", "code", "message"), [
+    (["policy_quiet-cedar-7k3m4q:best"], 1, "no policy policy_quiet-cedar-7k3m4q under the runs folder"),
+    (["job_quiet-cedar-7k3m4q:best"], 2, "job_quiet-cedar-7k3m4q is a job"),
+    (["policy_x:best"], 2, "is not a policy ID"),
+    ([], 2, "name the policy to export"),
+    (["a", "b"], 2, "export takes one POLICY"),
+    (["latest", "--format", "tensorrt"], 2, "--format 'tensorrt': expected one of onnx, torchscript"),
+    (["latest", "--bogus"], 2, "unknown option '--bogus'"),
+])
+def test_errors_are_one_line(root: Path, capsys: pytest.CaptureFixture[str], argv: list[str], code: int,
+                             message: str) -> None:
+    got, out, err = export(capsys, root, *argv)
+    assert got == code and out == "" and message in err and err.count("\n") == 1
