@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import simulo
+from simulo.engine.registry import ENGINE_VARIABLE, available_engines
 from simulo.errors import CollisionError, SimuloError
 
 if TYPE_CHECKING:
@@ -93,6 +95,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--address", metavar="ADDR",
                         help="with --trials: the Ray cluster to use (HOST:6379, or ray://HOST:10001 with "
                              "ray[client]) instead of a local one")
+    parser.add_argument("--engine", choices=available_engines(), default=None,
+                        help=f"the physics engine (default: ${ENGINE_VARIABLE}, else pybullet); each engine has "
+                             "its own numbers")
     parser.add_argument("--record", metavar="FILE", default=None,
                         help="write a video of the run (.gif or .mp4), drawn headless on the CPU; needs imageio "
                              "(pip install 'simulo-local[video]')")
@@ -118,6 +123,8 @@ def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _check(parser, args)
+    if args.engine is not None:  # the cell's Simulation and any Ray worker take the engine from the environment
+        os.environ[ENGINE_VARIABLE] = args.engine
     from simulo.apps.pick_place.config import AppOptions  # noqa: PLC0415 (the app loads once the flags are good)
 
     options = AppOptions(coupled=not args.uncoupled, friction=args.friction, ik=args.ik, speed=args.speed)

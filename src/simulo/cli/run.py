@@ -26,11 +26,13 @@ ambiguous job, unknown flag, bad value, an option with no local meaning), 124 it
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from simulo.engine.registry import ENGINE_VARIABLE, available_engines
 from simulo.errors import JobError, SimuloError, SimuloValueError
 from simulo.platform.app import JobFunction
 from simulo.platform.background import start_background
@@ -45,7 +47,7 @@ from simulo.scale.settings import ScaleSettings
 
 USAGE = """\
 usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--workers N] [--address ADDR] [--detach]
-                  [--tag NAME ...] [--from POLICY:KIND] [--compare POLICY:KIND] [--repeatable]
+                  [--engine NAME] [--tag NAME ...] [--from POLICY:KIND] [--compare POLICY:KIND] [--repeatable]
                   [--require-success RATE] [--fail-if-worse] [--frozen] [--strict-assets] [--PARAM VALUE ...]
 
 Run a job of an app file on this computer.
@@ -57,6 +59,8 @@ Run a job of an app file on this computer.
   --workers N     shard the job's simulo.LearningEnv over N Ray workers (default 1: one process,
                   no Ray); needs the ray extra (see docs/scale-out.md)
   --address ADDR  use the Ray cluster at ADDR (HOST:6379 or ray://HOST:10001) instead of a local one
+  --engine NAME   the physics engine of every simulation of the job: pybullet or mujoco (default:
+                  $SIMULO_ENGINE, else pybullet)
   --detach        run the job in the background: print its run id and return at once
                   (read it with: simulo logs RUN [--follow])
   --tag NAME      tag the run (lowercase letters, digits, '.', '_', '-'); repeat for several
@@ -76,7 +80,7 @@ Exit status: 0 completed, 1 failed or could not start (a preview: a check failed
 124 timed out."""
 
 _VALUED = ("--job", "--runs-dir", "--workers", "--address", "--from", "--compare", "--require-success", "--tag",
-           "--record-3d")
+           "--record-3d", "--engine")
 _SWITCHES = ("--list", "--detach", "--frozen", "--strict-assets", "--repeatable", "--fail-if-worse",
              "--skip-preflight", "--viewstream", "--no-viewstream", "-h", "--help")
 _OWN = (*_VALUED, *_SWITCHES)
@@ -148,6 +152,13 @@ def _run_flags(values: dict[str, list[str]], switches: set[str]) -> RunFlags:
     return flags
 
 
+def _use_engine(name: str) -> None:
+    """``--engine NAME``: every Simulation of the job (child process and workers included) uses that engine."""
+    if name not in available_engines():
+        raise JobError(f"--engine {name!r} is not an engine; available: {', '.join(available_engines())}")
+    os.environ[ENGINE_VARIABLE] = name
+
+
 def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
     """Separate simulo run's own options from the job's flags."""
     values: dict[str, list[str]] = {}
@@ -174,6 +185,8 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
     for option, why in _NO_LOCAL_MEANING.items():
         if option in values or option in switches:
             raise JobError(why)
+    if values.get("--engine"):
+        _use_engine(values["--engine"][-1])
     workers = values.get("--workers", ["1"])[-1]
     address = values.get("--address", [None])[-1]
     try:

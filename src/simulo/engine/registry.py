@@ -10,6 +10,7 @@ naming the install command, when it is first used.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
 from typing import cast
 
@@ -28,6 +29,29 @@ _ENGINES: dict[str, EngineFactory | str] = {"pybullet": "simulo.engine.pybullet.
 
 #: External package -> the command that installs it, for the engines registered by default.
 _ENGINE_PACKAGES = {"pybullet": "pip install 'pybullet>=3.2.5'", "mujoco": "pip install 'simulo-local[mujoco]'"}
+
+
+#: Environment variable naming the engine used when a simulation does not name one.
+ENGINE_VARIABLE = "SIMULO_ENGINE"
+
+#: The engine used when neither the caller nor ``SIMULO_ENGINE`` names one.
+DEFAULT_ENGINE = "pybullet"
+
+
+def default_engine() -> str:
+    """The engine a simulation uses when it names none: ``SIMULO_ENGINE`` if set (and not empty), else
+    ``"pybullet"``.
+
+    Raises:
+        UnknownEngineError: ``SIMULO_ENGINE`` names no registered engine.
+    """
+    name = os.environ.get(ENGINE_VARIABLE, "").strip()
+    if not name:
+        return DEFAULT_ENGINE
+    if name not in _ENGINES:
+        raise UnknownEngineError(f"{ENGINE_VARIABLE}={name!r} names no registered engine; registered engines: "
+                                 f"{available_engines()}")
+    return name
 
 
 def register_engine(name: str, factory: EngineFactory | str, *, replace: bool = False) -> None:
@@ -68,13 +92,15 @@ def _unknown_check(name: object) -> None:
         raise UnknownEngineError(f"unknown engine {name!r}; registered engines: {available_engines()}")
 
 
-def engine_factory(name: str) -> EngineFactory:
-    """The factory registered under ``name`` (imported now if it was registered by path).
+def engine_factory(name: str | None) -> EngineFactory:
+    """The factory registered under ``name`` (imported now if it was registered by path); ``None``: the
+    :func:`default_engine`.
 
     Raises:
         UnknownEngineError: Nothing is registered under ``name``.
         MissingDependencyError: The engine's package is not installed.
     """
+    name = default_engine() if name is None else name
     _unknown_check(name)
     entry = _ENGINES[name]
     if isinstance(entry, str):
@@ -92,12 +118,12 @@ def engine_factory(name: str) -> EngineFactory:
     return entry
 
 
-def create_engine(name: str, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
+def create_engine(name: str | None, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
                   envs_per_world: int | None = None, solver_iterations: int | None = None) -> Engine:
     """Build the engine registered under ``name``.
 
     Args:
-        name: A registered engine name.
+        name: A registered engine name; ``None``: the :func:`default_engine`.
         num_envs: Number of environments.
         dt: Physics time step, s.
         gravity: Gravity vector, m/s².

@@ -220,7 +220,7 @@ class RayLearningEnv:
         self.task = task  # the driver's copy; each actor builds and runs a shipped copy
         self.num_envs = num_envs
         self.shards: list[Shard] = plan_shards(num_envs, options.get("envs_per_world"), parts=workers,
-                                                 engine=options.get("engine", "pybullet"))
+                                                 engine=options.get("engine"))
         self._cluster = Cluster(workers, address)
         ray = self._cluster.ray
         self._ray = ray

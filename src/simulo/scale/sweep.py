@@ -55,7 +55,7 @@ class Shard:
         return f"shard {self.index} ({self.count} envs: {self.first}..{self.stop - 1} of {self.total})"
 
 
-def default_envs_per_world(engine: str = "pybullet") -> int:
+def default_envs_per_world(engine: str | None = None) -> int:
     """The engine's bound on environments per world (what :class:`simulo.Simulation` uses by default)."""
     from simulo.engine.registry import engine_factory  # noqa: PLC0415 - the engine loads on use
 
@@ -63,7 +63,7 @@ def default_envs_per_world(engine: str = "pybullet") -> int:
 
 
 def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None = None,
-                engine: str = "pybullet") -> list[Shard]:
+                engine: str | None = None) -> list[Shard]:
     """Cut ``total`` environments into shards of whole worlds of ``envs_per_world``.
 
     Args:

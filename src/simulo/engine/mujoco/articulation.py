@@ -307,6 +307,16 @@ class MuJoCoArticulationBatch:
         self._worlds.scene.add_gear(names[0], names[1], ratio, erp, float(self._worlds.template.opt.timestep))
         self._worlds.recompile()
 
+    def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:
+        """Contact forces are measured on the PyBullet engine only so far (issue 11)."""
+        raise NotImplementedError("ContactSensor.read_net_forces is not available on the MuJoCo engine yet "
+                                  "(issue 11); build the simulation with engine='pybullet'")
+
+    def joint_wrenches(self, bodies: Sequence[int]) -> np.ndarray:
+        """Joint wrenches are measured on the PyBullet engine only so far (issue 11)."""
+        raise NotImplementedError("simulo.ForceTorqueSensor is not available on the MuJoCo engine yet (issue 11); "
+                                  "build the simulation with engine='pybullet'")
+
     def contact_counts(self, other: RigidBatch, bodies: Sequence[int] | None) -> np.ndarray:
         """Contact points with ``other`` per environment: (num_envs,) or (num_envs, len(bodies)).
 

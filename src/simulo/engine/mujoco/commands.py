@@ -10,9 +10,11 @@ motor constraint aims at,
 
 and applies the effort that reaches it in one step while the other joints move freely: with ``a_free`` the
 accelerations without motors (``inv(M) (passive - bias)``) and ``W`` the motor joints' block of ``inv(M)``,
-``tau = inv(W) ((v* - qd) / dt - a_free_s)``, clipped to +/- the force limit (contacts and limits are left to
-the solver). ``TORQUE`` joints get their torque; a passive joint gets nothing. The efforts applied are kept
-in :attr:`MotorLaw.effort`.
+``tau = inv(W) ((v* - qd) / dt - a_free_s) + held``, clipped to +/- the force limit. ``held`` carries over
+what contacts and constraints (solved by MuJoCo after this law) took of the last step's aim,
+``held += inv(W) (v*_last - qd) / dt``, so a blocked motor pushes up to its force limit within a few steps, as
+PyBullet's motor, a solver constraint, does at once. ``TORQUE`` joints get their torque; a passive joint gets
+nothing. The efforts applied are kept in :attr:`MotorLaw.effort`.
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ class MotorLaw:
         self.kv = np.zeros(shape)
         self.torque = np.zeros(shape)
         self.effort = np.zeros(shape)
+        #: per motor joint, the velocity it aimed at in the last step and the effort carried over for what
+        #: contacts and constraints took of it (zero where the joint was not a motor)
+        self._aim = np.zeros(shape)
+        self._held = np.zeros(shape)
         self._active = np.zeros(num_envs, dtype=bool)  # environments with any non-passive joint
         self._motors = np.zeros(num_envs, dtype=bool)  # environments with any motor joint
         self.dofs = np.zeros(num_joints, dtype=np.int64)
@@ -61,8 +67,9 @@ class MotorLaw:
     def set(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
             position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
         """Keep one step's commands (see :meth:`simulo.engine.base.ArticulationBatch.apply`)."""
-        self.mode[:] = mode
         motor = (mode == _POSITION) | (mode == _VELOCITY)
+        self._held[mode != self.mode] = 0.0
+        self.mode[:] = mode
         self.position[:] = np.where(mode == _POSITION, position, 0.0)
         self.velocity[:] = np.where(motor, velocity, 0.0)
         self.force[:] = np.where(motor, force, 0.0)
@@ -77,6 +84,7 @@ class MotorLaw:
         """Make the joints of ``env_ids`` passive (no effort) until the next commands."""
         self.mode[env_ids] = 0
         self.effort[env_ids] = 0.0
+        self._held[env_ids] = 0.0
         self._active[env_ids] = False
         self._motors[env_ids] = False
 
@@ -109,8 +117,14 @@ class MotorLaw:
             unit[np.arange(len(dofs)), dofs] = 1.0
             inverse = np.empty_like(unit)
             mujoco.mj_solveM(model, data, inverse, unit)
-            need = np.linalg.solve(inverse[:, dofs], (target - qd) / self.dt - free[0, dofs])
+            block = inverse[:, dofs]
+            need = np.linalg.solve(block, (target - qd) / self.dt - free[0, dofs])
+            # what contacts and constraints took of last step's aim is pushed against, up to the limit, as
+            # PyBullet's motor constraint does inside its solver (a blocked finger squeezes with its force limit)
+            held = self._held[env, cols] + np.linalg.solve(block, (self._aim[env, cols] - qd) / self.dt)
             limit = self.force[env, cols]
-            tau[cols] = np.clip(need, -limit, limit)
+            tau[cols] = np.clip(need + held, -limit, limit)
+            self._held[env, cols] = tau[cols] - need
+            self._aim[env, cols] = target
         data.qfrc_applied[self.dofs] += tau
         self.effort[env] = tau

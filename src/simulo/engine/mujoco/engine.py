@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, ClassVar
 import mujoco
 import numpy as np
 
-from simulo.engine.base import ArticulationBatch, Engine, EngineFactory, EnvIds, RigidBatch
+from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
 from simulo.engine.mujoco.articulation import MuJoCoArticulationBatch
 from simulo.engine.mujoco.camera import render_rgb
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
@@ -158,6 +158,17 @@ class MuJoCoEngine:
         """
         self._worlds.current([env])
         return render_rgb(self._worlds.models[env], self._worlds.datas[env], width, height, eye, target)
+
+    def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
+                       near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
+        """Camera sensors are drawn on the PyBullet engine only so far (issue 11)."""
+        raise NotImplementedError("simulo.Camera sensors are not available on the MuJoCo engine yet (issue 11); "
+                                  "build the simulation with engine='pybullet'")
+
+    def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:
+        """Ray casts run on the PyBullet engine only so far (issue 11)."""
+        raise NotImplementedError("simulo.RayCaster is not available on the MuJoCo engine yet (issue 11); build "
+                                  "the simulation with engine='pybullet'")
 
     # -- stepping ----------------------------------------------------------------------------------
     def _step_envs(self, envs: range) -> None:

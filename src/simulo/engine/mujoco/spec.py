@@ -9,6 +9,8 @@ Conventions converted here, once: a fixed-base robot's root link and every stati
 body, so that its pose lives in ``MjData`` and differs per environment without a model copy; a floating root or a
 dynamic shape gets a free joint. A restitution coefficient ``e`` becomes the damping ratio of the contact's
 spring (:func:`damping_ratio`), a soft contact's stiffness and damping MuJoCo's direct ``solref = (-k, -b)``.
+Friction cones are elliptic with ``impratio`` :data:`IMPRATIO`, so that a grasp holds without creeping, and
+contacts are as stiff as MuJoCo integrates stably (time constant ``2 dt``, impedance :data:`CONTACT_SOLIMP`).
 """
 
 from __future__ import annotations
@@ -22,14 +24,21 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from simulo.authoring.urdf import check_urdf
+from simulo.authoring.urdf_xml import parse
 from simulo.engine.base import JointInfo
-from simulo.errors import AssetError, UrdfError
+from simulo.errors import AssetError
 
 #: Compiler settings injected into a URDF: keep mesh folders and every link (fixed ones too), use the file's
 #: inertias, and accept massless links (as PyBullet does) with a tiny lower bound.
 _URDF_COMPILER = ('<mujoco><compiler strippath="false" fusestatic="false" discardvisual="true" '
                   'balanceinertia="true" boundmass="1e-6" boundinertia="1e-10"/></mujoco>')
+
+#: Ratio of frictional to normal constraint impedance (MuJoCo's ``impratio``; its default is 1).
+IMPRATIO = 10.0
+
+#: Contact impedance (MuJoCo ``solimp`` d0, dwidth-end, width): near-hard contacts, so that a 20 N grasp of a
+#: light finger sinks about a millimetre, not centimetres (MuJoCo's default is 0.9, 0.95, 0.001).
+CONTACT_SOLIMP = (0.95, 0.99, 0.001)
 
 _GEOMS = {"box": mujoco.mjtGeom.mjGEOM_BOX, "sphere": mujoco.mjtGeom.mjGEOM_SPHERE,
           "cylinder": mujoco.mjtGeom.mjGEOM_CYLINDER, "capsule": mujoco.mjtGeom.mjGEOM_CAPSULE}
@@ -72,25 +81,39 @@ class ModelLayout:
     body_names: tuple[str, ...]
 
 
-def _urdf_layout(path: Path) -> tuple[ModelLayout, str]:
-    text = path.read_text(encoding="utf-8")
+def _limit(node: object, key: str) -> float:
     try:
-        model = check_urdf(text, source=str(path))
-    except UrdfError as exc:
-        raise AssetError(f"the MuJoCo engine cannot load {str(path)!r}: {exc}") from exc
-    bad = [j.name for j in model.joints if j.type in ("floating", "planar")]
-    if bad:
-        raise AssetError(f"joints {bad} are floating or planar; the MuJoCo engine drives revolute, continuous, "
-                         "prismatic and fixed joints only")
-    joints = []
-    for j in model.joints:
-        if j.type == "fixed":
+        return float(node.attrib.get(key, "0"))  # type: ignore[attr-defined]
+    except ValueError:
+        return 0.0
+
+
+def _urdf_layout(path: Path) -> tuple[ModelLayout, str]:
+    """Joints and links of a URDF (already checked by the authoring layer), in document order."""
+    text = path.read_text(encoding="utf-8")
+    root, refused = parse(text)
+    if refused is not None or root is None:
+        raise AssetError(f"the MuJoCo engine cannot read {str(path)!r}: {refused or 'not XML'}")
+    joints, children = [], set()
+    for node in root.findall("joint"):
+        kind, child = node.attrib.get("type", ""), node.find("child")
+        child_name = "" if child is None else child.attrib.get("link", "")
+        children.add(child_name)
+        if kind in ("floating", "planar"):
+            raise AssetError(f"joint {node.attrib.get('name', '')!r} is {kind}; the MuJoCo engine drives revolute, "
+                             "continuous, prismatic and fixed joints only")
+        if kind == "fixed":
             continue
-        kind = "prismatic" if j.type == "prismatic" else "revolute"
-        lim = j.limits
-        joints.append(JointInfo(j.name, kind, j.child, 0.0, -1.0, 0.0, 0.0) if lim is None or j.type == "continuous"
-                      else JointInfo(j.name, kind, j.child, lim.lower, lim.upper, lim.effort, lim.velocity))
-    bodies = (model.root_link, *[name for name in model.links if name != model.root_link])
+        name, limit = node.attrib.get("name", ""), node.find("limit")
+        joint_kind = "prismatic" if kind == "prismatic" else "revolute"
+        if kind == "continuous" or limit is None:
+            joints.append(JointInfo(name, joint_kind, child_name, 0.0, -1.0, 0.0, 0.0))
+        else:
+            joints.append(JointInfo(name, joint_kind, child_name, _limit(limit, "lower"), _limit(limit, "upper"),
+                                    _limit(limit, "effort"), _limit(limit, "velocity")))
+    links = [node.attrib.get("name", "") for node in root.findall("link")]
+    roots = [name for name in links if name not in children]
+    bodies = (*roots[:1], *[name for name in links if name not in roots[:1]])
     return ModelLayout(tuple(joints), bodies), text
 
 
@@ -181,6 +204,10 @@ class SceneSpec:
         self.spec = mujoco.MjSpec()
         self.spec.option.timestep = float(dt)
         self.spec.option.gravity = [float(g) for g in gravity]
+        # elliptic friction cones with a high impedance ratio: with MuJoCo's defaults (pyramidal, 1) a squeezed
+        # object creeps down through a grasp that holds it on PyBullet
+        self.spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+        self.spec.option.impratio = IMPRATIO
         if solver_iterations is not None:
             self.spec.option.iterations = int(solver_iterations)
         self._count = 0
@@ -196,9 +223,14 @@ class SceneSpec:
             AssetError: MuJoCo refuses the model (its message is kept).
         """
         try:
-            return self.spec.compile()
+            model = self.spec.compile()
         except ValueError as exc:
             raise AssetError(f"MuJoCo cannot compile the scene: {exc}") from exc
+        # stiff contacts: the shortest time constant MuJoCo integrates stably, and a nearly hard impedance
+        soft = model.geom_solref[:, 0] > 0  # a negative solref is a plane's own (stiffness, damping)
+        model.geom_solref[soft, 0] = 2.0 * model.opt.timestep
+        model.geom_solimp[:, :3] = CONTACT_SOLIMP
+        return model
 
     @staticmethod
     def _surface(geom: mujoco.MjsGeom, friction: float | None, restitution: float | None) -> None:
