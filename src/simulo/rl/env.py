@@ -105,7 +105,7 @@ class LearningEnv:
                  physics_steps_per_action: int | None = None, env_spacing: float | None = None,
                  headless: bool = True, seed: int | None = 0, enable_cameras: bool = False,
                  tensor_library: str = "auto", envs_per_world: int | None = None,
-                 shard: tuple[int, int] | None = None, engine: str = "pybullet") -> None:
+                 shard: tuple[int, int] | None = None, engine: str | None = None) -> None:
         options: dict[str, Any] = {
             "device": device, "dt": dt, "physics_steps_per_action": physics_steps_per_action,
             "env_spacing": env_spacing, "headless": headless, "seed": seed, "enable_cameras": enable_cameras,

@@ -24,7 +24,7 @@ import numpy as np
 from simulo._checks import check_int, is_int, is_real
 from simulo.authoring.pose import Pose
 from simulo.authoring.world import GroundPlane, RoughTerrain
-from simulo.engine.registry import create_engine, engine_factory
+from simulo.engine.registry import create_engine, default_engine, engine_factory
 from simulo.errors import SceneError, SimuloValueError
 from simulo.math.batched import pose_mul
 from simulo.sim.geometry import engine_geometry, surface_of
@@ -69,7 +69,8 @@ class Simulation:
             environments compute in one process. ``first_env`` must be a multiple of ``envs_per_world``.
         visuals: Load drawable models for :meth:`render`: robots get a visual copy of each collision shape
             and props/fixtures without a colour get a default one. Visual shapes do not change the physics.
-        engine: Name of the physics engine (see :func:`simulo.engine.registry.available_engines`).
+        engine: Name of the physics engine (see :func:`simulo.engine.registry.available_engines`); ``None``:
+            the ``SIMULO_ENGINE`` environment variable's, else ``"pybullet"``.
 
     Attributes:
         engine_name: The engine the scene was built in.
@@ -83,7 +84,7 @@ class Simulation:
     def __init__(self, scene: Scene, dt: float = 1.0 / 240.0, num_envs: int | None = None,
                  gravity: Sequence[float] = (0.0, 0.0, -9.81), envs_per_world: int | None = None,
                  use_torch: bool = False, solver_iterations: int | None = None,
-                 shard: tuple[int, int] | None = None, visuals: bool = False, engine: str = "pybullet") -> None:
+                 shard: tuple[int, int] | None = None, visuals: bool = False, engine: str | None = None) -> None:
         if not isinstance(scene, Scene):
             raise SceneError(f"Simulation needs a simulo.Scene, got {scene!r}")
         if scene.runtime_simulation is not None:
@@ -95,6 +96,7 @@ class Simulation:
         if len(given) != 3 or not all(isinstance(g, numbers.Real) and not isinstance(g, bool) and math.isfinite(g)
                                       for g in given):
             raise SimuloValueError(f"gravity must be three finite numbers (m/s²), got {given!r}")
+        engine = default_engine() if engine is None else engine
         factory = engine_factory(engine)
         max_per_world = factory.max_envs_per_world
         if envs_per_world is not None and not is_int(envs_per_world, 1, max_per_world):
