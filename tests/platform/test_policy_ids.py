@@ -84,6 +84,7 @@ def test_policy_references_resolve_to_the_run_checkpoints(tmp_path: Path) -> Non
     best = simulo.PolicyCheckpoint.resolve(f"{entry.policy_id}:best", app_runs)
     assert (best.path, best.kind, best.iteration) == (entry.run_dir / "checkpoints" / "best.pt", "best", 30)
     assert (best.checkpoint, best.policy_id) == (f"{entry.policy_id}:best", entry.policy_id)
+    assert best.max_iterations == 10  # the run's parameter
     latest = simulo.PolicyCheckpoint.resolve(f"{entry.policy_id.upper()}:LATEST", app_runs)
     assert (latest.kind, latest.iteration, latest.checkpoint) == ("latest", 31, f"{entry.policy_id}:latest")
     assert simulo.PolicyCheckpoint.resolve(entry.policy_id, app_runs).kind == "best"  # no kind: best

@@ -87,6 +87,12 @@ class PolicyCheckpoint:
         return int(self.meta["completed_iterations"])
 
     @property
+    def max_iterations(self) -> int | None:
+        """The training run's ``max_iterations`` parameter, or ``None`` when its run folder records none."""
+        value = self.meta.get("max_iterations")
+        return None if value is None else int(value)
+
+    @property
     def reward(self) -> float | None:
         """The training reward at this checkpoint (the best reward for ``best``), or ``None``."""
         value = self.meta.get("reward")
