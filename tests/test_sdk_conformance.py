@@ -33,7 +33,7 @@ from simulo.interfaces import authoring, runtime
 #: Protocol -> the simulo classes that implement it, as ``"module:Class"`` (none: see EXCLUSIONS).
 IMPLEMENTATIONS: dict[str, list[str]] = {
     "authoring.ActuatorProtocol": ["simulo.sim.actuators:ParallelGripper"],
-    "authoring.CameraProtocol": [],
+    "authoring.CameraProtocol": ["simulo.sim.sensors.camera:Camera"],
     "authoring.ExternalForceProtocol": ["simulo.sim.robot:Robot", "simulo.sim.prop:Prop"],
     "authoring.PropPropertiesProtocol": ["simulo.sim.prop:Prop"],
     "authoring.PropProtocol": ["simulo.sim.prop:Prop"],
@@ -66,7 +66,6 @@ def _excluded(protocol: str, members: str, reason: str, issue: int) -> dict[tupl
 #: (Protocol, member or ``*``) -> (why simulo-local differs, the issue that will fix it; 0: a difference the SDK
 #: itself makes, which stays).
 EXCLUSIONS: dict[tuple[str, str], tuple[str, int]] = {
-    **_excluded("authoring.CameraProtocol", "*", "simulo.Camera is a placeholder until the camera sensor lands", 11),
     **_excluded("runtime.AnomalyDebugSessionProtocol", "*", "anomaly debug sessions are the "
                 "cloud platform's (they replay on its servers)", 10),
     **_excluded("runtime.ObservationComponentProtocol", "*", "observation components are "

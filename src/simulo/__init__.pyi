@@ -70,12 +70,6 @@ from simulo.authoring.shapes import Physics as Physics
 from simulo.authoring.shapes import PrimitiveShape as PrimitiveShape
 from simulo.authoring.shapes import RigidPhysics as RigidPhysics
 from simulo.authoring.shapes import Sphere as Sphere
-from simulo.authoring.unavailable import IMU as IMU
-from simulo.authoring.unavailable import Camera as Camera
-from simulo.authoring.unavailable import CameraSpawnConfig as CameraSpawnConfig
-from simulo.authoring.unavailable import ForceTorqueSensor as ForceTorqueSensor
-from simulo.authoring.unavailable import FrameTransformer as FrameTransformer
-from simulo.authoring.unavailable import FrameTransformerTarget as FrameTransformerTarget
 from simulo.authoring.unavailable import GripperCommand as GripperCommand
 from simulo.authoring.unavailable import GripperState as GripperState
 from simulo.authoring.unavailable import ObservationComponent as ObservationComponent
@@ -83,11 +77,8 @@ from simulo.authoring.unavailable import ObservationSet as ObservationSet
 from simulo.authoring.unavailable import ParallelGripperActuator as ParallelGripperActuator
 from simulo.authoring.unavailable import Player as Player
 from simulo.authoring.unavailable import PolicyNetwork as PolicyNetwork
-from simulo.authoring.unavailable import RayCaster as RayCaster
-from simulo.authoring.unavailable import RayPattern as RayPattern
 from simulo.authoring.unavailable import RewardComponent as RewardComponent
 from simulo.authoring.unavailable import RewardSet as RewardSet
-from simulo.authoring.unavailable import SensorOffset as SensorOffset
 from simulo.authoring.unavailable import SurfaceGripperActuator as SurfaceGripperActuator
 from simulo.authoring.unavailable import TerminationCondition as TerminationCondition
 from simulo.authoring.unavailable import TerminationSet as TerminationSet
@@ -141,7 +132,16 @@ from simulo.sim.controllers import OperationalSpaceController as OperationalSpac
 from simulo.sim.prop import Prop as Prop
 from simulo.sim.robot import Robot as Robot
 from simulo.sim.scene import Scene as Scene
-from simulo.sim.sensors import ContactSensor as ContactSensor
+from simulo.sim.sensors.camera import Camera as Camera
+from simulo.sim.sensors.camera import CameraSpawnConfig as CameraSpawnConfig
+from simulo.sim.sensors.contact import ContactSensor as ContactSensor
+from simulo.sim.sensors.force_torque import ForceTorqueSensor as ForceTorqueSensor
+from simulo.sim.sensors.frame_transformer import FrameTransformer as FrameTransformer
+from simulo.sim.sensors.frame_transformer import FrameTransformerTarget as FrameTransformerTarget
+from simulo.sim.sensors.imu import IMU as IMU
+from simulo.sim.sensors.offset import SensorOffset as SensorOffset
+from simulo.sim.sensors.ray_caster import RayCaster as RayCaster
+from simulo.sim.sensors.ray_caster import RayPattern as RayPattern
 from simulo.sim.simulation import Simulation as Simulation
 from simulo.sim.variants import ObjectVariants as ObjectVariants
 

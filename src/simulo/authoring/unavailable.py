@@ -31,64 +31,6 @@ class NotYetAvailable:
                                   f"simulo-local yet (issue {ISSUE}){instead}")
 
 
-class Camera(NotYetAvailable):
-    """The SDK's camera sensor."""
-
-    _missing = "a rendering camera sensor"
-    _instead = "use simulo.VideoWriter to record a run"
-
-
-class CameraSpawnConfig(NotYetAvailable):
-    """Spawn settings of a :class:`Camera`."""
-
-    _missing = "camera spawn settings"
-
-
-class SensorOffset(NotYetAvailable):
-    """A sensor's offset from the link it is mounted on."""
-
-    _missing = "sensor mount offsets"
-
-
-class IMU(NotYetAvailable):
-    """An inertial measurement unit sensor."""
-
-    _missing = "an IMU sensor"
-    _instead = "read robot.state (body velocities)"
-
-
-class RayCaster(NotYetAvailable):
-    """A ray-casting (height scan, lidar) sensor."""
-
-    _missing = "a ray-casting sensor"
-
-
-class RayPattern(NotYetAvailable):
-    """The ray layout of a :class:`RayCaster`."""
-
-    _missing = "ray patterns"
-
-
-class ForceTorqueSensor(NotYetAvailable):
-    """A joint force-torque sensor."""
-
-    _missing = "a force-torque sensor"
-    _instead = "use simulo.ContactSensor for contact forces"
-
-
-class FrameTransformer(NotYetAvailable):
-    """A sensor reporting frames relative to a source frame."""
-
-    _missing = "a frame-transformer sensor"
-    _instead = "read body poses from robot.state"
-
-
-class FrameTransformerTarget(NotYetAvailable):
-    """A target frame of a :class:`FrameTransformer`."""
-
-    _missing = "frame-transformer targets"
-
-
 class ParallelGripperActuator(NotYetAvailable):
     """The SDK's parallel-jaw gripper actuator."""
 

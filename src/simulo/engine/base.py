@@ -3,7 +3,8 @@
 An engine holds ``num_envs`` environments (on PyBullet, split over several physics clients; on MuJoCo, one
 model and many data). The simulation layer talks to it through three Protocols:
 
-* :class:`Engine`: the batch of worlds; spawns planes, articulations and rigid bodies, steps, renders, closes;
+* :class:`Engine`: the batch of worlds; spawns planes, articulations and rigid bodies, steps, renders, casts
+  rays, closes;
 * :class:`ArticulationBatch`: one copy of an articulated robot per environment;
 * :class:`RigidBatch`: one single-body rigid object per environment.
 
@@ -72,6 +73,41 @@ class JointInfo:
     upper: float
     max_force: float
     max_velocity: float
+
+
+@dataclass(frozen=True)
+class CameraFrames:
+    """What :meth:`Engine.render_cameras` draws for E cameras.
+
+    Attributes:
+        rgb: Colour images (E, H, W, 3) uint8.
+        depth: Distance to the image plane in metres (E, H, W) float32 (``inf`` where nothing was drawn), or
+            ``None`` when not asked for.
+        labels: Object labels (E, H, W) int32, or ``None`` when not asked for: ``k`` is the ``k``-th object the
+            engine built (1-based, counting each ``add_plane``, ``add_heightfield``, ``add_articulation`` and
+            ``add_rigid`` call once), 0 where nothing was drawn.
+    """
+
+    rgb: np.ndarray
+    depth: np.ndarray | None
+    labels: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class RayHits:
+    """What :meth:`Engine.cast_rays` finds for R rays.
+
+    Attributes:
+        fraction: Where each ray hit along its segment (R,), 0 at the start, 1 at the end; ``inf`` for a miss.
+        position: World hit points (R, 3); ``inf`` for a miss.
+        normal: World surface normals at the hits (R, 3); 0 for a miss.
+        label: Object label of the hit (R,) int32 (see :class:`CameraFrames`), 0 for a miss.
+    """
+
+    fraction: np.ndarray
+    position: np.ndarray
+    normal: np.ndarray
+    label: np.ndarray
 
 
 class RigidBatch(Protocol):
@@ -284,6 +320,17 @@ class ArticulationBatch(Protocol):
         ``None``, else (num_envs, len(bodies)). ``other`` comes from the same engine."""
         ...
 
+    def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:
+        """Net contact force (normal and friction) on each of ``bodies`` (num_envs, len(bodies), 3), world axes,
+        N, from the last step's contacts with ``other`` (anything when ``None``)."""
+        ...
+
+    def joint_wrenches(self, bodies: Sequence[int]) -> np.ndarray:
+        """The wrench the parent exerts on each of ``bodies`` (non-root) through its joint, in the last step:
+        (num_envs, len(bodies), 6) ``[fx, fy, fz, tx, ty, tz]`` in the body's frame, N and N·m, about its origin.
+        The first call switches the engine's joint force sensors on; they report from the next step."""
+        ...
+
 
 class Engine(Protocol):
     """The worlds of one simulation, holding ``num_envs`` environments."""
@@ -348,6 +395,23 @@ class Engine(Protocol):
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
         """RGB image (height, width, 3) uint8 of environment ``env``'s world, camera in world coordinates."""
+        ...
+
+    def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
+                       near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
+        """Draw one image per entry of ``env_ids`` (repeats allowed) from camera ``poses`` (E, 7) in world coordinates.
+
+        A camera pose's x axis is its viewing direction and its z axis its up direction. The projection is a
+        pinhole with square pixels: vertical field of view ``fov_y_deg``, clipping planes ``near`` and ``far``
+        (m). With ``isolate`` each image shows only its own environment's objects and the shared terrain;
+        otherwise everything in that environment's world.
+        """
+        ...
+
+    def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:
+        """Cast R straight rays from ``starts`` to ``ends`` (R, 3) world coordinates; ray ``r`` belongs to
+        environment ``env_ids[r]`` (R,) and hits only that environment's objects and the shared terrain (only the
+        terrain when ``terrain_only``)."""
         ...
 
     def step(self) -> None:

@@ -25,11 +25,13 @@ from simulo.errors import SimuloValueError, TaskError
 from simulo.rl.devices import env_device
 from simulo.rl.task import Task, bind_runtime, task_uses_torch
 from simulo.sim.scene import Scene
+from simulo.sim.sensors.attach import mark_stale
+from simulo.sim.sensors.policy_frames import PolicyFrames
 from simulo.sim.simulation import Simulation
 from simulo.sim.tensors import Tensors, is_torch, to_numpy
 
 
-class LocalEnv:
+class LocalEnv(PolicyFrames):
     """A vectorised environment over a task, stepped in this process (the backend of ``LearningEnv``).
 
     It takes :class:`simulo.LearningEnv`'s arguments, which documents them. The task sees this object as its
@@ -55,8 +57,6 @@ class LocalEnv:
         check_int(num_envs, "num_envs", 1)
         steps = task.physics_steps_per_action if physics_steps_per_action is None else physics_steps_per_action
         check_int(steps, "physics_steps_per_action", 1)
-        if enable_cameras:
-            raise NotImplementedError("camera sensors are not available on the local PyBullet runtime yet")
         if tensor_library not in ("auto", "torch", "numpy"):
             raise SimuloValueError(f"tensor_library must be 'auto', 'torch' or 'numpy', got {tensor_library!r}")
         if seed is not None and not is_int(seed):
@@ -254,6 +254,7 @@ class LocalEnv:
         self._episode_len[ids] = 0
         self._episode_return[ids] = 0.0
         self._call("reset_idx", self.tensors.out(ids))
+        mark_stale(self._scene, ids)  # cameras redraw the reset environments on their next read
 
     def random_uniform(self, low: float, high: float, size: tuple[int, ...], env_ids: Any) -> Any:
         """Uniform draws ``(len(env_ids), *size)``, each environment's row from its own seeded stream."""

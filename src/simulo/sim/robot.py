@@ -195,7 +195,7 @@ class Robot:
         self._check_attachable(sensor, attach_to, "sensor")
         self._sensors.append((sensor, attach_to))
         if self._path is not None:
-            sensor.path = f"{self._path}/{sensor.name}"
+            sensor.path = f"{self._path}/{sensor.name or type(sensor).__name__}"
         if self._rt is not None:
             sensor.runtime_bind(self._rt, attach_to)
         return self

@@ -39,10 +39,17 @@ def _kind(item: Any) -> str:
         return "light"
     if isinstance(item, Transform):
         return "transform"
+    from simulo.sim.sensors.base import Sensor
+
+    if isinstance(item, Sensor):
+        if not item.scene_mountable:
+            raise SceneError(f"a {type(item).__name__} is mounted on a robot body: robot.add_sensor(sensor, "
+                             "attach_to=...)")
+        return "sensor"
     if isinstance(item, RobotAttachment):
         return "sensor_or_actuator"
     raise SceneError(f"cannot add {type(item).__name__} {item!r} to a scene; expected a Robot, Prop, Cuboid, Sphere, "
-                     "Cylinder, Cone, Terrain, Light or Transform")
+                     "Cylinder, Cone, Terrain, Light, Camera (or another sensor) or Transform")
 
 
 def _join(parent: str, child: str) -> str:
@@ -136,7 +143,8 @@ class Scene:
 
         Args:
             item: Robot, Prop, primitive shape (with physics: a prop; without: a static fixture), Terrain,
-                Light or Transform (its children are added under its path).
+                Light, sensor (e.g. a :class:`simulo.Camera`: per environment, or shared with
+                ``per_environment=False``) or Transform (its children are added under its path).
             at: Absolute parent path such as ``"/World"`` or ``"/"``; defaults to the root (a robot or
                 transform then lands at ``<root>/<type name>``).
             per_environment: Copy the item into every environment (default). ``False`` makes a shared item;

@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from simulo.authoring.urdf import UrdfJoint, check_urdf
-from simulo.engine.base import ControlMode, EnvIds, JointInfo, RigidBatch
+from simulo.engine.base import CameraFrames, ControlMode, EnvIds, JointInfo, RayHits, RigidBatch
 from simulo.errors import AssetError, SimuloValueError
 from simulo.math.batched import normalize_quat, pose_mul, quat_conjugate, quat_mul
 from simulo.math.scalar import quat_from_rpy
@@ -329,6 +329,12 @@ class MockArticulationBatch:
     def add_gear(self, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> None:
         self.gears.append((joint_a, joint_b, ratio))
 
+    def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:
+        raise NotImplementedError("the mock engine measures no contact forces")
+
+    def joint_wrenches(self, bodies: Sequence[int]) -> np.ndarray:
+        raise NotImplementedError("the mock engine measures no joint wrenches")
+
     def contact_counts(self, other: RigidBatch, bodies: Sequence[int] | None) -> np.ndarray:
         if not isinstance(other, MockRigidBatch):
             raise SimuloValueError(f"contacts are counted against a mock rigid batch, got {type(other).__name__}")
@@ -393,6 +399,13 @@ class MockEngine:
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
         return np.zeros((height, width, 3), dtype=np.uint8)
+
+    def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
+                       near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
+        raise NotImplementedError("the mock engine draws no camera images")
+
+    def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:
+        raise NotImplementedError("the mock engine casts no rays")
 
     def step(self) -> None:
         for batch in (*self.articulations, *self.rigids):

@@ -20,6 +20,7 @@ from simulo.authoring.urdf_xml import parse
 from simulo.engine.base import EnvIds, JointInfo, RigidBatch
 from simulo.engine.pybullet.commands import JointCommander
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
+from simulo.engine.pybullet.sensing import ArticulationSensing
 from simulo.engine.pybullet.world import PyBulletWorld, Vec3, invert_transform, multiply_transforms, rotation_matrix
 from simulo.errors import AssetError, SimuloValueError
 
@@ -44,7 +45,7 @@ def _in_order(names: Sequence[str], order: Sequence[str]) -> list[int]:
     return sorted(range(len(names)), key=lambda k: (rank.get(names[k], len(rank)), k))
 
 
-class PyBulletArticulationBatch(JointCommander):
+class PyBulletArticulationBatch(JointCommander, ArticulationSensing):
     """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
 
     Joint commands (:meth:`apply`) come from :class:`~simulo.engine.pybullet.commands.JointCommander`.
@@ -101,6 +102,7 @@ class PyBulletArticulationBatch(JointCommander):
         #: whether PyBullet has built (and cached) its inverse-dynamics tree, and whether a mass changed since
         self._tree_built = False
         self._masses_edited = False
+        self._ft_enabled: set[int] = set()
         super().__init__(handles, self.joint_indices)
         self.disable_motors(range(len(handles)))
 

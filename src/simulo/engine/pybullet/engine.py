@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from simulo.engine.base import ArticulationBatch, Engine, EngineFactory, EnvIds, RigidBatch
+from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
+from simulo.engine.pybullet import sensing
 from simulo.engine.pybullet.articulation import PyBulletArticulationBatch, document_order
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld
@@ -30,7 +31,11 @@ DEFAULT_ENVS_PER_WORLD = 16
 MAX_ENVS_PER_WORLD = 28
 
 #: Collision group of PyBullet's static objects (the shared ground plane keeps it).
-_STATIC_GROUP = 2
+_STATIC_GROUP = sensing.STATIC_GROUP
+
+#: The collision group of rays (Bullet's default filter): an environment's bodies accept it so that its rays,
+#: which carry its own bit as their mask, hit them. No body of a shared world is left in this group.
+_RAY_GROUP = 1
 
 
 class PyBulletEngine:
@@ -59,6 +64,10 @@ class PyBulletEngine:
         n_worlds = -(-num_envs // envs_per_world)
         self.worlds = [PyBulletWorld(dt, gravity, solver_iterations) for _ in range(n_worlds)]
         self.env_world = [self.worlds[i // envs_per_world] for i in range(num_envs)]
+        #: the articulation and rigid batches, whose ``handles`` hold each environment's body
+        self.batches: list[PyBulletArticulationBatch | PyBulletRigidBatch] = []
+        #: ``(world, body)`` of every object built, in build order (its label is its place, from 1)
+        self.objects: list[list[tuple[PyBulletWorld, int]]] = []
 
     @property
     def num_envs(self) -> int:
@@ -73,14 +82,14 @@ class PyBulletEngine:
     def add_plane(self, height: float, friction: float | None, restitution: float | None,
                   contact: tuple[float, float] | None = None) -> None:
         """Add a ground plane to every world (``contact``: PyBullet's contact stiffness and damping)."""
-        for world in self.worlds:
-            world.add_plane(height, friction, restitution, contact)
+        self.objects.append([(world, world.add_plane(height, friction, restitution, contact))
+                             for world in self.worlds])
 
     def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
                         restitution: float | None) -> None:
         """Add the same static height field to every world."""
-        for world in self.worlds:
-            world.add_heightfield(heights, cell_size, pose[:3].tolist(), pose[3:], friction, restitution)
+        self.objects.append([(world, world.add_heightfield(heights, cell_size, pose[:3].tolist(), pose[3:],
+                                                           friction, restitution)) for world in self.worlds])
 
     def gravity(self) -> np.ndarray:
         """Gravity of every environment (num_envs, 3): its world's."""
@@ -115,8 +124,8 @@ class PyBulletEngine:
         and with the shared static ground. A world holding one environment is left untouched.
         """
         if self.envs_per_world > 1 and self.num_envs > 1:
-            bit = 1 << (2 + env % self.envs_per_world)
-            self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP)
+            bit = sensing.env_bit(env % self.envs_per_world)
+            self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP | _RAY_GROUP)
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False) -> PyBulletArticulationBatch:
@@ -131,7 +140,9 @@ class PyBulletEngine:
             body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision)
             self._isolate(i, body)
             handles.append((world, body))
-        return PyBulletArticulationBatch(handles, fixed_base, document_order(path))
+        batch = PyBulletArticulationBatch(handles, fixed_base, document_order(path))
+        self._register(batch)
+        return batch
 
     def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
                   color: Sequence[float] | None = None) -> PyBulletRigidBatch:
@@ -142,11 +153,27 @@ class PyBulletEngine:
             body = world.add_shape(kind, dims, mass, poses[i, :3], poses[i, 3:], color)
             self._isolate(i, body)
             handles.append((world, body))
-        return PyBulletRigidBatch(handles, kind, dims, color, self._isolate)
+        batch = PyBulletRigidBatch(handles, kind, dims, color, self._isolate)
+        self._register(batch)
+        return batch
+
+    def _register(self, batch: PyBulletArticulationBatch | PyBulletRigidBatch) -> None:
+        self.batches.append(batch)
+        self.objects.append(batch.handles)  # the batch's own list: a rebuilt body replaces its entry
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
         """RGB image (height, width, 3) of the world holding environment ``env`` (world coordinates)."""
         return self.env_world[env].render(width, height, eye, target)
+
+    def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
+                       near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
+        """TinyRenderer images of cameras in the worlds of ``env_ids`` (see :mod:`.sensing`)."""
+        return sensing.render_cameras(self, env_ids, poses, width, height, fov_y_deg, near, far, depth=depth,
+                                      labels=labels, isolate=isolate)
+
+    def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:
+        """``rayTestBatch`` per world, each environment's rays filtered to its own bodies (see :mod:`.sensing`)."""
+        return sensing.cast_rays(self, env_ids, starts, ends, terrain_only)
 
     def step(self) -> None:
         """Advance every world by one time step."""

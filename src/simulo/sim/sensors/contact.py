@@ -19,7 +19,7 @@ class ContactSensor:
 
     Attach it with ``robot.add_sensor(ContactSensor(other=cube), attach_to="finger_.*")``: ``attach_to``
     is a body name or regex. :meth:`read` gives the total count per environment, :meth:`read_per_body`
-    one column per matched body (in body order).
+    one column per matched body (in body order), :meth:`read_net_forces` the contact force on each body.
 
     Args:
         other: The prop whose contacts are counted.
@@ -89,6 +89,15 @@ class ContactSensor:
         else:
             counts = self._contacts(data, self._bodies).sum(axis=1)
         return data.tensors.out(np.asarray(counts, dtype=np.int64))
+
+    def read_net_forces(self) -> Any:
+        """Net contact force (normal and friction) the prop exerts on each watched body in the last physics step:
+        (num_envs, len(bodies), 3), world frame, N (Isaac Lab's ``net_forces_w``, filtered to the prop)."""
+        data = self._require()
+        other = self.other.data.batch
+        options = other.batches if isinstance(other, VariantBatch) else [other]
+        forces = np.sum([data.batch.contact_forces(self._bodies, o) for o in options], axis=0)
+        return data.tensors.out(np.ascontiguousarray(forces))
 
     def update(self, dt: float) -> None:
         """Contacts are queried on read; nothing to refresh."""
