@@ -86,7 +86,9 @@ class LearningEnv:
         env_spacing: Distance between environment origins, m; defaults to ``task.env_spacing``.
         headless: Accepted for compatibility; the engine runs headless here.
         seed: Seed of the environment's random generators (resets, ``task.random_uniform``).
-        enable_cameras: Camera sensors are not available on this runtime; True raises.
+        enable_cameras: Accepted as the SDK's switch; cameras in the scene render either way (PyBullet's CPU
+            TinyRenderer), and this env serves the policy cameras' frames (``camera_names``,
+            ``read_policy_frames``, ``refresh_policy_frames``: the SDK's ``PolicyFrameSource``).
         tensor_library: ``"auto"`` (torch if the task's module uses torch), ``"torch"`` or ``"numpy"``.
         envs_per_world: Environments per engine world (see :class:`~simulo.Simulation`).
         shard: ``(first_env, total_envs)`` when this env steps one slice of a larger batch (Ray rollouts):

@@ -31,6 +31,7 @@ from simulo.sim.geometry import engine_geometry, surface_of
 from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
 from simulo.sim.scene import Scene
+from simulo.sim.sensors.attach import attach_sensors, detach_sensors, has_cameras
 from simulo.sim.tensors import Tensors
 from simulo.sim.variants import VariantBatch, VariantProp
 
@@ -69,6 +70,7 @@ class Simulation:
             environments compute in one process. ``first_env`` must be a multiple of ``envs_per_world``.
         visuals: Load drawable models for :meth:`render`: robots get a visual copy of each collision shape
             and props/fixtures without a colour get a default one. Visual shapes do not change the physics.
+            A scene with a camera always loads them.
         engine: Name of the physics engine (see :func:`simulo.engine.registry.available_engines`); ``None``:
             the ``SIMULO_ENGINE`` environment variable's, else ``"pybullet"``.
 
@@ -124,7 +126,7 @@ class Simulation:
             scene.num_envs = old_num_envs
             raise
         self.shard = (first, total)
-        self.visuals = bool(visuals)
+        self.visuals = bool(visuals) or has_cameras(scene)  # a camera needs something to draw
         self.scene = scene
         self.dt = float(dt)
         self.num_envs = scene.num_envs
@@ -143,6 +145,7 @@ class Simulation:
             scene.num_envs = old_num_envs
             raise
         scene.runtime_set_origins(self.tensors.out(self._origins))
+        attach_sensors(self, self._engine)
 
     # -- building ----------------------------------------------------------------------------------
     def _world_poses(self, local: Pose, path: str, per_environment: bool) -> np.ndarray:
@@ -319,6 +322,7 @@ class Simulation:
         for prop in self._props:
             prop.runtime_detach()
         self._robots, self._props = [], []
+        detach_sensors(self.scene)
         self._engine.close()
         self.scene.runtime_detach(self)  # a second close must not detach a newer simulation of the scene
 
