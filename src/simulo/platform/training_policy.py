@@ -34,6 +34,7 @@ from simulo.platform.systems import JobType
 if TYPE_CHECKING:
     from simulo.platform.app import JobFunction
 
+
 def _seed_from(run: RunContext, checkpoint: PolicyCheckpoint) -> None:
     """Copy the ``--from`` checkpoint (and its run's ``best.pt``) into a first attempt's checkpoint folder."""
     if run.is_retry or (run.checkpoint_dir / "latest.pt").exists():
