@@ -22,6 +22,9 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "gymnasium": ("Gymnasium", "pip install 'simulo-local[gym]'"),
     "imageio": ("imageio", "pip install 'simulo-local[video]'"),
     "tqdm": ("tqdm", "pip install 'simulo-local[train]'"),
+    "imageio_ffmpeg": ("imageio-ffmpeg", "pip install 'simulo-local[video]'"),
+    "mcap": ("mcap", "pip install 'simulo-local[record]'"),
+    "google": ("protobuf", "pip install 'simulo-local[record]'"),
 }
 """Top-level module -> (the package's name as people know it, the command that installs it)."""
 

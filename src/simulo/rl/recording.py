@@ -1,4 +1,4 @@
-"""Headless video: frames from :meth:`simulo.Simulation.render` written to a GIF or MP4 with imageio."""
+"""Headless video: frames from :meth:`simulo.Simulation.render` written to a GIF or MP4 with imageio-ffmpeg."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ from typing import Any
 
 from simulo._checks import check_real
 from simulo._optional import require
-from simulo.errors import SimuloValueError
+from simulo.rl.recordings.video import FrameStream, check_video_path
 
 
 class VideoWriter:
     """Collects RGB frames and writes them to ``path`` (``.gif`` or ``.mp4``) on :meth:`close`.
+
+    Every frame added is a frame of the file, shown for ``1 / fps`` seconds (a GIF's delays are whole
+    centiseconds, spread so that frame ``k`` starts at ``k / fps``).
 
     Args:
         path: Output file; the suffix chooses the format.
@@ -19,15 +22,14 @@ class VideoWriter:
 
     Raises:
         SimuloValueError: Unknown suffix or bad fps.
-        MissingDependencyError: imageio (the ``video`` extra) is not installed.
+        MissingDependencyError: imageio or imageio-ffmpeg (the ``video`` extra) is not installed.
     """
 
     def __init__(self, path: str | Path, fps: float = 30.0) -> None:
-        self.path = Path(path)
-        if self.path.suffix.lower() not in (".gif", ".mp4"):
-            raise SimuloValueError(f"video file must end in .gif or .mp4, got {str(path)!r}")
+        self.path = check_video_path(path)
         self.fps = check_real(fps, "fps", low=0, high=120, low_open=True)
-        self._imageio: Any = require("imageio.v2", "recording video (simulo.VideoWriter)")
+        require("imageio.v2", "recording video (simulo.VideoWriter)")
+        self._stream = FrameStream(self.path, self.fps)
         self.frames: list[Any] = []
 
     def add(self, frame: Any) -> None:
@@ -35,12 +37,12 @@ class VideoWriter:
         self.frames.append(frame)
 
     def close(self) -> Path:
-        """Write the file and return its path."""
-        if not self.frames:
-            raise SimuloValueError(f"no frames were recorded for {self.path}")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.suffix.lower() == ".gif":
-            self._imageio.mimsave(self.path, self.frames, duration=1.0 / self.fps, loop=0)
-        else:
-            self._imageio.mimsave(self.path, self.frames, fps=self.fps, macro_block_size=1)
-        return self.path
+        """Write the file and return its path.
+
+        Raises:
+            SimuloValueError: No frame was added.
+            ShapeError: The frames are not all (height, width, 3) uint8 of one size.
+        """
+        for frame in self.frames[self._stream.frame_count:]:
+            self._stream.send(frame)
+        return self._stream.close()

@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from simulo.cli import pick_place
 
 imageio = pytest.importorskip("imageio")
+
+
+def gif_delays_ms(path) -> list[int]:
+    """The delay of every frame of a GIF, ms (read with Pillow, which imageio depends on)."""
+    from PIL import Image
+
+    with Image.open(path) as gif:
+        delays = []
+        for k in range(gif.n_frames):
+            gif.seek(k)
+            delays.append(int(gif.info["duration"]))
+    return delays
 
 
 def test_record_writes_a_gif_and_keeps_the_golden_numbers(tmp_path, capsys):
@@ -18,7 +32,11 @@ def test_record_writes_a_gif_and_keeps_the_golden_numbers(tmp_path, capsys):
     assert captured.out == plain_out  # drawing changes nothing in the physics
     frames = imageio.v2.mimread(path)
     assert len(frames) > 150 and frames[0].shape[:2] == (240, 320)
-    assert f"recorded {path}" in captured.err
+    logged = re.search(rf"recorded {re.escape(str(path))} \((\d+) frames\)", captured.err)
+    assert logged is not None and len(frames) == int(logged.group(1))  # repeated frames are kept, not merged
+    delays = gif_delays_ms(path)
+    assert set(delays) <= {30, 40}  # 30 fps in whole centiseconds
+    assert sum(delays) == pytest.approx(len(frames) * 1000 / 30, abs=10)  # frame k starts at k / 30 s
 
 
 @pytest.mark.parametrize("argv", [["--record", "x.gif", "--trials", "2"], ["--record", "x.gif", "--friction-sweep"]])
