@@ -25,8 +25,8 @@ from simulo.rl.preview.report import Findings, Row
 from simulo.sim.robot import Robot
 from simulo.sim.tensors import to_numpy
 
-SETTLE_S = 1.0
-SWEEP_S = 0.5
+SETTLE_S = 0.5
+SWEEP_S = 0.4
 MAX_ROOT_SPEED = 50.0  # m/s
 MAX_ROOT_SPIN = 200.0  # rad/s
 MAX_JOINT_SPEED = {"revolute": 500.0, "prismatic": 50.0}  # rad/s, m/s
