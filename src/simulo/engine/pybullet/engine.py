@@ -68,6 +68,8 @@ class PyBulletEngine:
         self.batches: list[PyBulletArticulationBatch | PyBulletRigidBatch] = []
         #: ``(world, body)`` of every object built, in build order (its label is its place, from 1)
         self.objects: list[list[tuple[PyBulletWorld, int]]] = []
+        #: labels of the planes and height fields (what terrain-only rays hit)
+        self.terrain_labels: set[int] = set()
 
     @property
     def num_envs(self) -> int:
@@ -84,12 +86,14 @@ class PyBulletEngine:
         """Add a ground plane to every world (``contact``: PyBullet's contact stiffness and damping)."""
         self.objects.append([(world, world.add_plane(height, friction, restitution, contact))
                              for world in self.worlds])
+        self.terrain_labels.add(len(self.objects))
 
     def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
                         restitution: float | None) -> None:
         """Add the same static height field to every world."""
         self.objects.append([(world, world.add_heightfield(heights, cell_size, pose[:3].tolist(), pose[3:],
                                                            friction, restitution)) for world in self.worlds])
+        self.terrain_labels.add(len(self.objects))
 
     def gravity(self) -> np.ndarray:
         """Gravity of every environment (num_envs, 3): its world's."""

@@ -27,6 +27,13 @@ STATIC_GROUP = 2
 MAX_FAR = 1.0e4
 
 
+#: How many times a terrain-only ray is cast again past a static body that is not terrain (a fixed robot base
+#: or a static fixture share PyBullet's static collision group with the terrain).
+_TERRAIN_PASSES = 8
+#: How far past such a body, as a fraction of the ray's length, the next cast starts.
+_STEP_PAST = 1e-3
+
+
 def env_bit(slot: int) -> int:
     """Collision-filter bit of the environment in slot ``slot`` of its world."""
     return 1 << (2 + slot)
@@ -70,8 +77,13 @@ class ArticulationSensing:
                 self._ft_enabled.add(j)
         out = np.empty((len(self.handles), len(bodies), 6))
         for i, (w, b) in enumerate(self.handles):
-            for m, state in enumerate(w.joint_states(b, joints)):
-                out[i, m] = state[2]
+            for m, (j, state) in enumerate(zip(joints, w.joint_states(b, joints))):
+                # PyBullet reports the wrench at the link's centre of mass, in its inertial frame
+                com, quat = w.inertial_offset(b, j)
+                rot = rotation_matrix(quat)
+                force = rot @ np.asarray(state[2][:3])
+                out[i, m, :3] = force
+                out[i, m, 3:] = rot @ np.asarray(state[2][3:]) + np.cross(np.asarray(com), force)
         return out
 
 
@@ -151,9 +163,23 @@ def cast_rays(engine: PyBulletEngine, env_ids: np.ndarray, starts: np.ndarray, e
             mask = STATIC_GROUP
         elif slot >= 0:
             mask = env_bit(slot) | STATIC_GROUP
-        hits = world.ray_batch(starts[rows], ends[rows], mask)
-        for row, (body, frac, pos, nrm) in zip(rows, hits):
-            if body >= 0:
-                fraction[row], position[row], normal[row] = frac, pos, nrm
-                label[row] = table.get((world.cid, body), 0)
+        begin = np.zeros(len(rows))  # where along its segment each ray is cast from
+        todo = np.arange(len(rows))
+        for _ in range(_TERRAIN_PASSES if terrain_only else 1):
+            seg_start = starts[rows][todo] + begin[todo, None] * (ends[rows][todo] - starts[rows][todo])
+            hits = world.ray_batch(seg_start, ends[rows][todo], mask)
+            again = []
+            for k, (body, frac, pos, nrm) in zip(todo, hits):
+                if body < 0:
+                    continue
+                row, hit_label = rows[k], table.get((world.cid, body), 0)
+                at = begin[k] + frac * (1.0 - begin[k])
+                if terrain_only and hit_label not in engine.terrain_labels:
+                    begin[k] = at + _STEP_PAST  # a static body that is not terrain: cast again beyond it
+                    again.append(k)
+                    continue
+                fraction[row], position[row], normal[row], label[row] = at, pos, nrm, hit_label
+            todo = np.array(again, dtype=np.int64)
+            if not len(todo):
+                break
     return RayHits(fraction, position, normal, label)
