@@ -15,6 +15,7 @@ import mujoco
 import numpy as np
 
 from simulo.engine.base import EnvIds, JointInfo, RigidBatch
+from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.commands import MotorLaw
 from simulo.engine.mujoco.dynamics import Dynamics
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate, rotate_back, set_restitution
@@ -51,6 +52,8 @@ class MuJoCoArticulationBatch:
         self._fixed_base = fixed_base
         self.law = MotorLaw(worlds.num_envs, len(self._joints), dt)
         self._max_velocity = np.full(len(self._joints), np.inf)
+        #: the last step's parent-on-body wrenches of every body, once :meth:`joint_wrenches` switched them on
+        self.wrenches: np.ndarray | None = None
         worlds.bind(self)
 
     def bind(self, model: mujoco.MjModel) -> None:
@@ -99,6 +102,12 @@ class MuJoCoArticulationBatch:
         """Clip joint velocities to the limits set with :meth:`set_joint_properties` (after a step)."""
         qvel = self._worlds.datas[env].qvel
         qvel[self.dofs] = np.clip(qvel[self.dofs], -self._max_velocity, self._max_velocity)
+
+    def record_wrenches(self, env: int) -> None:
+        """Keep environment ``env``'s joint wrenches of the step just taken (after ``mj_rnePostConstraint``)."""
+        assert self.wrenches is not None
+        self.wrenches[env] = sensing.joint_wrenches(self._worlds.models[env], self._worlds.datas[env],
+                                                    self.body_ids)
 
     @property
     def velocity_limited(self) -> bool:
@@ -307,16 +316,6 @@ class MuJoCoArticulationBatch:
         self._worlds.scene.add_gear(names[0], names[1], ratio, erp, float(self._worlds.template.opt.timestep))
         self._worlds.recompile()
 
-    def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:
-        """Contact forces are measured on the PyBullet engine only so far (issue 11)."""
-        raise NotImplementedError("ContactSensor.read_net_forces is not available on the MuJoCo engine yet "
-                                  "(issue 11); build the simulation with engine='pybullet'")
-
-    def joint_wrenches(self, bodies: Sequence[int]) -> np.ndarray:
-        """Joint wrenches are measured on the PyBullet engine only so far (issue 11)."""
-        raise NotImplementedError("simulo.ForceTorqueSensor is not available on the MuJoCo engine yet (issue 11); "
-                                  "build the simulation with engine='pybullet'")
-
     def contact_counts(self, other: RigidBatch, bodies: Sequence[int] | None) -> np.ndarray:
         """Contact points with ``other`` per environment: (num_envs,) or (num_envs, len(bodies)).
 
@@ -338,3 +337,25 @@ class MuJoCoArticulationBatch:
                 mine = np.isin(pair, ids)
                 out[i, g] = int(((theirs[:, 0] & mine[:, 1]) | (theirs[:, 1] & mine[:, 0])).sum())
         return out[:, 0] if bodies is None else out
+
+    def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:
+        """Net contact force (num_envs, len(bodies), 3), world axes, N, from the last step's contacts with
+        ``other`` (anything when ``None``).
+
+        Raises:
+            SimuloValueError: ``other`` does not come from the MuJoCo engine.
+        """
+        if other is not None and not isinstance(other, MuJoCoRigidBatch):
+            raise SimuloValueError(f"contact forces are taken against a MuJoCo rigid batch, got "
+                                   f"{type(other).__name__}")
+        ids = self.body_ids[list(bodies)]
+        against = None if other is None else other.body_id
+        forces = [sensing.contact_forces(m, d, ids, against) for m, d in zip(self._worlds.models, self._worlds.datas)]
+        return np.array(forces).reshape(self.num_envs, len(ids), 3)
+
+    def joint_wrenches(self, bodies: Sequence[int]) -> np.ndarray:
+        """Parent-on-body wrenches (num_envs, len(bodies), 6) ``[force, torque]`` in body axes about the origin,
+        from the last step; the first call switches them on (zeros until the next step)."""
+        if self.wrenches is None:
+            self.wrenches = np.zeros((self.num_envs, len(self.body_ids), 6))
+        return self.wrenches[:, list(bodies)].copy()

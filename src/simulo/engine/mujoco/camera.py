@@ -50,3 +50,57 @@ def render_rgb(model: mujoco.MjModel, data: mujoco.MjData, width: int, height: i
         return np.asarray(renderer.render(), dtype=np.uint8).copy()
     finally:
         renderer.close()
+
+
+def render_cameras(models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjData], labels: np.ndarray,
+                   env_ids: Sequence[int], poses: np.ndarray, width: int, height: int, fov_y_deg: float,
+                   near: float, far: float, depth: bool, segment: bool
+                   ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Colour (E, H, W, 3), depth (E, H, W) and label (E, H, W) images from camera ``poses`` (E, 7) (x axis
+    forward; MuJoCo's free camera keeps the world's z up, so a camera's roll is not drawn).
+
+    Raises:
+        MissingDependencyError: No OpenGL context can be made.
+    """
+    count = len(env_ids)
+    rgb = np.zeros((count, height, width, 3), dtype=np.uint8)
+    dist = np.full((count, height, width), np.inf, dtype=np.float32) if depth else None
+    seg = np.zeros((count, height, width), dtype=np.int32) if segment else None
+    option = mujoco.MjvOption()
+    option.geomgroup[:] = 1
+    for k, env in enumerate(env_ids):
+        model, data = models[env], datas[env]
+        model.vis.global_.offwidth = max(int(model.vis.global_.offwidth), width)
+        model.vis.global_.offheight = max(int(model.vis.global_.offheight), height)
+        model.vis.global_.fovy = float(fov_y_deg)
+        model.vis.map.znear = float(near) / float(model.stat.extent)
+        model.vis.map.zfar = float(far) / float(model.stat.extent)
+        try:
+            renderer = mujoco.Renderer(model, height, width)
+        except Exception as exc:  # MuJoCo reports a missing context with several error types
+            raise MissingDependencyError(_NO_CONTEXT.format(why=f"{type(exc).__name__}: {exc}")) from exc
+        try:
+            forward = np.zeros(3)
+            mujoco.mju_rotVecQuat(forward, np.array([1.0, 0.0, 0.0]), np.asarray(poses[k, 3:], dtype=float))
+            camera = mujoco.MjvCamera()
+            camera.type = mujoco.mjtCamera.mjCAMERA_FREE
+            camera.lookat[:] = np.asarray(poses[k, :3], dtype=float) + forward
+            camera.distance = 1.0
+            camera.azimuth = math.degrees(math.atan2(forward[1], forward[0]))
+            camera.elevation = math.degrees(math.atan2(forward[2], math.hypot(forward[0], forward[1])))
+            renderer.update_scene(data, camera, option)
+            rgb[k] = renderer.render()
+            if dist is not None:
+                renderer.enable_depth_rendering()
+                image = np.asarray(renderer.render(), dtype=np.float32)
+                dist[k] = np.where(image < far * (1 - 1e-6), image, np.inf)
+                renderer.disable_depth_rendering()
+            if seg is not None:
+                renderer.enable_segmentation_rendering()
+                ids = np.asarray(renderer.render())
+                geom = (ids[..., 1] == mujoco.mjtObj.mjOBJ_GEOM) & (ids[..., 0] >= 0)
+                seg[k] = np.where(geom, labels[np.clip(ids[..., 0], 0, len(labels) - 1)], 0)
+                renderer.disable_segmentation_rendering()
+        finally:
+            renderer.close()
+    return rgb, dist, seg

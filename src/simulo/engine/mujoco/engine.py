@@ -22,8 +22,9 @@ import mujoco
 import numpy as np
 
 from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
+from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.articulation import MuJoCoArticulationBatch
-from simulo.engine.mujoco.camera import render_rgb
+from simulo.engine.mujoco.camera import render_cameras, render_rgb
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
 from simulo.engine.mujoco.spec import SceneSpec, load_robot
 from simulo.engine.mujoco.worlds import Worlds
@@ -79,6 +80,9 @@ class MuJoCoEngine:
         self._worlds = Worlds(num_envs, SceneSpec(dt, gravity, solver_iterations))
         self._articulations: list[MuJoCoArticulationBatch] = []
         self._rigids: list[MuJoCoRigidBatch] = []
+        #: every object built, in build order (its label is its place, from 1): ("geom", name) or ("robot", prefix)
+        self._objects: list[tuple[str, str]] = []
+        self._labels: tuple[int, np.ndarray] | None = None  # (id of the model they were computed for, labels)
         self._pool = ThreadPoolExecutor(threads) if threads > 1 and len(self._chunks) > 1 else None
         self._closed = False
 
@@ -106,13 +110,14 @@ class MuJoCoEngine:
     def add_plane(self, height: float, friction: float | None, restitution: float | None,
                   contact: tuple[float, float] | None = None) -> None:
         """Add an infinite ground plane (``contact``: MuJoCo's direct stiffness and damping, ``solref=(-k,-b)``)."""
-        self._worlds.scene.add_plane(height, friction, restitution, contact)
+        self._objects.append(("geom", self._worlds.scene.add_plane(height, friction, restitution, contact)))
         self._worlds.recompile()
 
     def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
                         restitution: float | None) -> None:
         """Add a static MuJoCo height field (rows along +y, columns along +x) centred at ``pose``."""
-        self._worlds.scene.add_heightfield(np.asarray(heights, dtype=float), cell_size, pose, friction, restitution)
+        self._objects.append(("geom", self._worlds.scene.add_heightfield(np.asarray(heights, dtype=float), cell_size,
+                                                                         pose, friction, restitution)))
         self._worlds.recompile()
 
     def gravity(self) -> np.ndarray:
@@ -134,6 +139,7 @@ class MuJoCoEngine:
         """
         child, layout = load_robot(path)
         prefix = self._worlds.scene.add_robot(child, fixed_base, float(scale), self_collision)
+        self._objects.append(("robot", prefix))
         self._worlds.recompile()
         batch = MuJoCoArticulationBatch(self._worlds, prefix, layout, fixed_base, self._dt)
         batch.write_base_pose(range(self.num_envs), np.asarray(poses, dtype=float))
@@ -144,6 +150,7 @@ class MuJoCoEngine:
                   color: Sequence[float] | None = None) -> MuJoCoRigidBatch:
         """Create one single-body shape per environment (``mass`` 0: static, a mocap body)."""
         name = self._worlds.scene.add_rigid(kind, dims, mass, color)
+        self._objects.append(("geom", name))
         self._worlds.recompile()
         batch = MuJoCoRigidBatch(self._worlds, name, kind, mass)
         batch.write_pose(range(self.num_envs), np.asarray(poses, dtype=float))
@@ -159,16 +166,36 @@ class MuJoCoEngine:
         self._worlds.current([env])
         return render_rgb(self._worlds.models[env], self._worlds.datas[env], width, height, eye, target)
 
+    def _geom_labels(self) -> np.ndarray:
+        template = self._worlds.template
+        assert template is not None
+        if self._labels is None or self._labels[0] != id(template):
+            self._labels = (id(template), sensing.geom_labels(template, self._objects))
+        return self._labels[1]
+
     def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
                        near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
-        """Camera sensors are drawn on the PyBullet engine only so far (issue 11)."""
-        raise NotImplementedError("simulo.Camera sensors are not available on the MuJoCo engine yet (issue 11); "
-                                  "build the simulation with engine='pybullet'")
+        """Images of cameras in the environments ``env_ids`` through MuJoCo's OpenGL renderer (every
+        environment is its own data, so each image shows only its own objects and the terrain, ``isolate`` or
+        not).
+
+        Raises:
+            MissingDependencyError: No OpenGL context (EGL or OSMesa) can be made on this machine.
+        """
+        ids = [int(i) for i in env_ids]
+        self._worlds.current(set(ids))
+        rgb, dist, seg = render_cameras(self._worlds.models, self._worlds.datas, self._geom_labels(), ids,
+                                        np.asarray(poses, dtype=float), int(width), int(height), fov_y_deg, near,
+                                        far, depth, labels)
+        return CameraFrames(rgb=rgb, depth=dist, labels=seg)
 
     def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:
-        """Ray casts run on the PyBullet engine only so far (issue 11)."""
-        raise NotImplementedError("simulo.RayCaster is not available on the MuJoCo engine yet (issue 11); build "
-                                  "the simulation with engine='pybullet'")
+        """``mj_ray`` per ray in its own environment's data (only the terrain's geom group when
+        ``terrain_only``)."""
+        ids = np.asarray(env_ids, dtype=np.int64)
+        self._worlds.current(set(ids.tolist()))
+        return sensing.cast_rays(self._worlds.models, self._worlds.datas, self._geom_labels(), ids,
+                                 np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), terrain_only)
 
     # -- stepping ----------------------------------------------------------------------------------
     def _step_envs(self, envs: range) -> None:
@@ -176,6 +203,7 @@ class MuJoCoEngine:
         arts = self._articulations
         holding = [r for r in self._rigids if r.any_disabled]
         limited = [a for a in arts if a.velocity_limited]
+        wrenching = [a for a in arts if a.wrenches is not None]
         for i in envs:
             m, d = models[i], datas[i]
             for rigid in holding:
@@ -189,6 +217,10 @@ class MuJoCoEngine:
                 for a in arts:
                     a.drive(i)
                 mujoco.mj_step(m, d)
+            if wrenching:  # the step's interaction forces, on the state the step started from
+                mujoco.mj_rnePostConstraint(m, d)
+                for a in wrenching:
+                    a.record_wrenches(i)
             d.qfrc_applied[:] = 0.0
             d.xfrc_applied[:] = 0.0
             for a in limited:

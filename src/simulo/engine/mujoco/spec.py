@@ -10,7 +10,8 @@ body, so that its pose lives in ``MjData`` and differs per environment without a
 dynamic shape gets a free joint. A restitution coefficient ``e`` becomes the damping ratio of the contact's
 spring (:func:`damping_ratio`), a soft contact's stiffness and damping MuJoCo's direct ``solref = (-k, -b)``.
 Friction cones are elliptic with ``impratio`` :data:`IMPRATIO`, so that a grasp holds without creeping, and
-contacts are as stiff as MuJoCo integrates stably (time constant ``2 dt``, impedance :data:`CONTACT_SOLIMP`).
+contacts and joint limits are as stiff as MuJoCo integrates stably (time constant ``2 dt``, impedance
+:data:`CONTACT_SOLIMP`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from simulo.errors import AssetError
 #: inertias, and accept massless links (as PyBullet does) with a tiny lower bound.
 _URDF_COMPILER = ('<mujoco><compiler strippath="false" fusestatic="false" discardvisual="true" '
                   'balanceinertia="true" boundmass="1e-6" boundinertia="1e-10"/></mujoco>')
+
+#: Geom group of terrain (planes and height fields), which terrain-only rays select.
+TERRAIN_GROUP = 3
 
 #: Ratio of frictional to normal constraint impedance (MuJoCo's ``impratio``; its default is 1).
 IMPRATIO = 10.0
@@ -230,6 +234,8 @@ class SceneSpec:
         soft = model.geom_solref[:, 0] > 0  # a negative solref is a plane's own (stiffness, damping)
         model.geom_solref[soft, 0] = 2.0 * model.opt.timestep
         model.geom_solimp[:, :3] = CONTACT_SOLIMP
+        model.jnt_solref[:, 0] = 2.0 * model.opt.timestep  # joint limits as stiff (PyBullet's are hard)
+        model.jnt_solimp[:, :3] = CONTACT_SOLIMP
         return model
 
     @staticmethod
@@ -244,7 +250,7 @@ class SceneSpec:
         """An infinite ground plane with its surface at ``height``; returns its geom name."""
         name = self._name("plane")
         geom = self.spec.worldbody.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0.0, 0.0, 1.0],
-                                            pos=[0.0, 0.0, float(height)])
+                                            pos=[0.0, 0.0, float(height)], group=TERRAIN_GROUP)
         self._surface(geom, friction, restitution)
         if contact is not None:
             geom.solref = [-float(contact[0]), -float(contact[1])]
@@ -265,7 +271,7 @@ class SceneSpec:
         mujoco.mju_rotVecQuat(lift, np.array([0.0, 0.0, low]), quat)
         geom = self.spec.worldbody.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_HFIELD, hfieldname=name,
                                             pos=(np.asarray(pose[:3], dtype=float) + lift).tolist(),
-                                            quat=quat.tolist())
+                                            quat=quat.tolist(), group=TERRAIN_GROUP)
         self._surface(geom, friction, restitution)
         return name
 
