@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -121,10 +122,13 @@ def test_failing_job_exits_1_with_its_message(capsys: pytest.CaptureFixture[str]
 
 
 def test_timeout_stops_the_job(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # sleepy sleeps 600 s under a timeout of 8 s, comfortably above a job process's start and import
+    started = time.monotonic()
     code, out, err = simulo_run(capsys, JOBS, "--job", "sleepy", "--runs-dir", str(tmp_path))
+    assert time.monotonic() - started < 300  # stopped long before the sleep would have ended
     assert code == 124 and out == ""
     assert "sleepy: going to sleep" in err
-    assert "job 'sleepy' timed out after 1 s and was stopped" in err
+    assert "job 'sleepy' timed out after 8 s and was stopped" in err
     run_info = json.loads((tmp_path / "jobs_demo" / "sleepy" / "0001" / "run.json").read_text())
     assert run_info["status"] == "timed_out" and run_info["attempts"] == 1
     pid = int((tmp_path / "jobs_demo" / "sleepy" / "0001" / "pid.txt").read_text())

@@ -16,7 +16,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def test_jobs_in_declaration_order_and_selection() -> None:
     job_file = load_app_file(FIXTURES / "jobs_app.py", discovery=True)
     assert job_file.job_names() == ["echo", "fail", "sleepy", "flaky", "always_fails", "with_callback"]
-    assert job_file.select("sleepy").spec.timeout == 1
+    assert job_file.select("sleepy").spec.timeout == 8
     jobs = r"declares 6 jobs \(echo, fail, sleepy, flaky, always_fails, with_callback\); choose one with --job NAME"
     with pytest.raises(JobError, match=jobs):
         job_file.select(None)

@@ -1,8 +1,10 @@
 """``simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [RUN OPTIONS] [--param value ...]``: run a job locally.
 
 The app file is imported in discovery mode (torch and other heavy imports inside
-``app.runtime.imports()`` are not loaded) to find its jobs and check the flags; the job then runs
-in a child process (see :mod:`simulo.platform.runner`). Its output streams to stderr and to the
+``app.runtime.imports()`` are not loaded) to find its jobs and check the flags, first in a child process
+bounded in time (:mod:`simulo.platform.isolated_import`: a file that segfaults, exits or hangs at import
+is one line and exit 2), then here; the job then runs in a child process (see
+:mod:`simulo.platform.runner`), whose timeout covers its import too. Its output streams to stderr and to the
 run's ``log.txt``; its return value is printed on stdout as JSON and saved as ``result.json``.
 
 It accepts every option of the SDK's ``simulo run``. ``--detach`` runs the job in a background process
@@ -37,6 +39,7 @@ from simulo.errors import JobError, SimuloError, SimuloValueError
 from simulo.platform.app import JobFunction
 from simulo.platform.background import start_background
 from simulo.platform.context import RunFlags
+from simulo.platform.isolated_import import check_import
 from simulo.platform.jobs import JobFile, check_runnable, load_app_file
 from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
 from simulo.platform.readiness import check_params, prepare
@@ -266,6 +269,7 @@ def main(argv: list[str]) -> int:
         return _error(f"the first argument must be the app file, got {argv[0]!r}\n{USAGE}")
     try:
         options, job_argv = _split(argv[1:])
+        check_import(argv[0])  # a file that segfaults, exits or hangs at import cannot take this process down
         job_file = load_app_file(argv[0], discovery=True)
         if options.list_jobs or options.help:
             print(_listing(job_file))

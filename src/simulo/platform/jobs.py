@@ -105,8 +105,8 @@ def load_app_file(path: str | Path, *, discovery: bool) -> JobFile:
             import gets real ones.
 
     Raises:
-        JobError: the file does not exist, is not Python, or fails to import (the cause is chained),
-            or two of its jobs share a name.
+        JobError: the file does not exist, is not Python, fails to import (the cause is chained) or
+            calls ``sys.exit`` at import, or two of its jobs share a name.
     """
     file = Path(path).expanduser().resolve()
     if not file.is_file():
@@ -133,6 +133,10 @@ def load_app_file(path: str | Path, *, discovery: bool) -> JobFile:
             spec.loader.exec_module(module)
         assets = _assets([module, *(sys.modules[m] for m in set(sys.modules) - before
                                      if _from_dir(sys.modules[m], folder))])
+    except SystemExit as exc:
+        sys.modules.pop(name, None)
+        raise JobError(f"importing {file.name} exited the process (sys.exit({exc.code!r})); an app file must "
+                       "not exit when imported") from None
     except Exception as exc:
         sys.modules.pop(name, None)
         raise JobError(f"importing {file.name} failed: {type(exc).__name__}: {exc}") from exc

@@ -1,0 +1,138 @@
+"""Import an app file once in a child process first, so a hostile file cannot take ``simulo run`` down.
+
+``simulo run`` reads an app file's jobs and flags by importing it (discovery mode, see
+:mod:`simulo.platform.discovery`). An app file is arbitrary code: its top level can segfault (a C
+extension), call ``sys.exit`` or ``os._exit``, or never return. :func:`check_import` therefore imports
+the file first in a fresh ``python -m simulo.platform.isolated_import`` process, bounded by
+:data:`DISCOVERY_TIMEOUT_VARIABLE` seconds (default :data:`DEFAULT_DISCOVERY_TIMEOUT_S`), and turns
+whatever ended it into a one-line :class:`~simulo.errors.JobError`:
+
+* killed by a signal: ``importing app.py killed the process by SIGSEGV``;
+* ``sys.exit(n)`` / ``os._exit(n)`` at import: ``importing app.py exited the process (...)``;
+* no return within the bound: ``importing app.py did not finish within 60 s``;
+* an ordinary import error: the same message the in-process import gives.
+
+Only a file whose import ended normally in the child is imported again in the CLI's own process. The
+child's output (what the file prints at import) is kept back; its last line is quoted when the import
+failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from simulo.errors import JobError
+
+DISCOVERY_TIMEOUT_VARIABLE = "SIMULO_DISCOVERY_TIMEOUT"
+"""Environment variable: seconds an app file's discovery import may take (default 60)."""
+DEFAULT_DISCOVERY_TIMEOUT_S = 60.0
+_KILL_GRACE_S = 2.0
+
+
+def discovery_timeout() -> float:
+    """The bound on a discovery import: ``$SIMULO_DISCOVERY_TIMEOUT`` seconds, else 60.
+
+    Raises:
+        JobError: The variable is not a positive number.
+    """
+    raw = os.environ.get(DISCOVERY_TIMEOUT_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_DISCOVERY_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise JobError(f"{DISCOVERY_TIMEOUT_VARIABLE}={raw!r}: expected a number of seconds > 0")
+    return value
+
+
+def _last_line(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - 4096))
+            lines = [ln.strip() for ln in f.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return f" (its last output: {lines[-1][:200]})" if lines else ""
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    for sig, wait in ((signal.SIGTERM, _KILL_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def check_import(path: str | Path) -> None:
+    """Import the app file at ``path`` in discovery mode in a child process, bounded in time.
+
+    Raises:
+        JobError: The import failed, exited, was killed by a signal or did not finish within
+            :func:`discovery_timeout` seconds; one line naming the file and what happened.
+    """
+    timeout = discovery_timeout()
+    name = Path(path).name
+    with tempfile.TemporaryDirectory(prefix="simulo-discovery-") as tmp:
+        result, output = Path(tmp) / "result.json", Path(tmp) / "output.txt"
+        with open(output, "wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "simulo.platform.isolated_import", str(path), str(result)],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            try:
+                code = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _stop(proc)
+                raise JobError(f"importing {name} did not finish within {timeout:g} s; an app file's top level "
+                               f"should only declare its app and jobs (more time: {DISCOVERY_TIMEOUT_VARIABLE}="
+                               "SECONDS)") from None
+            except BaseException:
+                _stop(proc)
+                raise
+        if code < 0:
+            raise JobError(f"importing {name} killed the process by {_signal_name(-code)}{_last_line(output)}")
+        try:
+            outcome = json.loads(result.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise JobError(f"importing {name} ended the process with exit code {code} (os._exit at import?)"
+                           f"{_last_line(output)}") from None
+        if "error" in outcome:
+            raise JobError(str(outcome["error"]))
+
+
+def _main(path: str, result: str) -> int:
+    from simulo.platform.jobs import load_app_file  # noqa: PLC0415 - only the child imports the app
+
+    try:
+        load_app_file(path, discovery=True)
+        outcome: dict[str, str] = {}
+    except JobError as exc:
+        outcome = {"error": str(exc)}
+    Path(result).write_text(json.dumps(outcome), encoding="utf-8")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # no interpreter teardown: atexit handlers and threads the file started cannot hang or crash it
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1], sys.argv[2]))
