@@ -87,6 +87,8 @@ class Sensor:
         self._data: RobotData | None = None
         self._body = -1
         self._ctx: SensorContext | None = None
+        #: world poses of a sensor added to the scene, which never move (keyed by ``camera`` and the offset)
+        self._fixed_poses: dict[tuple[bool, SensorOffset | None], np.ndarray] = {}
 
     @property
     def name(self) -> str | None:
@@ -126,6 +128,7 @@ class Sensor:
     def runtime_attach(self, context: SensorContext) -> None:
         """Take the simulation's context (runtime hook: the simulation calls it once the scene is built)."""
         self._ctx = context
+        self._fixed_poses = {}
 
     def runtime_detach(self) -> None:
         """Forget the simulation (runtime hook)."""
@@ -176,14 +179,21 @@ class Sensor:
         return vel[:, 0]
 
     def sensor_poses(self, camera: bool = False) -> np.ndarray:
-        """World pose of the sensor frame (count, 7): the mount composed with :attr:`offset`."""
+        """World pose of the sensor frame (count, 7): the mount composed with :attr:`offset`; a new array."""
         import numpy as np
 
         from simulo.math.batched import pose_mul
 
+        key = (camera, self.offset)
+        fixed = self._fixed_poses.get(key) if self._data is None else None
+        if fixed is not None:
+            return fixed.copy()
         mount = self.mount_poses()
         local = np.tile(np.asarray(self._offset().pose(camera), dtype=np.float64), (len(mount), 1))
-        return pose_mul(mount, local)
+        poses = pose_mul(mount, local)
+        if self._data is None:
+            self._fixed_poses[key] = poses.copy()
+        return poses
 
     def update(self, dt: float) -> None:
         """Refresh after a physics step of ``dt`` s (the runtime calls it); sensors that compute on read do nothing."""
