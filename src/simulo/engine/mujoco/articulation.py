@@ -117,9 +117,9 @@ class MuJoCoArticulationBatch:
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
-        for i, d in enumerate(self._worlds.datas):
-            q[i] = d.qpos[self.qadr]
-            qd[i] = d.qvel[self.dofs]
+        datas = self._worlds.datas
+        q[:] = np.array([d.qpos for d in datas])[:, self.qadr]
+        qd[:] = np.array([d.qvel for d in datas])[:, self.dofs]
         effort[:] = self.law.effort
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,

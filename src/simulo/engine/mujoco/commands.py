@@ -78,7 +78,7 @@ class MotorLaw:
         self.torque[:] = np.where(mode == _TORQUE, torque, 0.0)
         self._active = (mode != 0).any(axis=1)
         self._motors = motor.any(axis=1)
-        self.effort[~self._active] = 0.0
+        self.effort[:] = self.torque  # motor columns are filled in by drive()
 
     def clear(self, env_ids: np.ndarray) -> None:
         """Make the joints of ``env_ids`` passive (no effort) until the next commands."""
@@ -93,38 +93,41 @@ class MotorLaw:
         """Whether any environment has a driven joint."""
         return bool(self._active.any())
 
-    def needs_state(self, env: int) -> bool:
-        """Whether environment ``env``'s efforts depend on its current state (a motor runs)."""
-        return bool(self._motors[env])
+    @property
+    def motor_envs(self) -> np.ndarray:
+        """Whether each environment's efforts depend on its current state (a motor runs), (num_envs,)."""
+        return self._motors
 
     def drive(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Write environment ``env``'s joint efforts into ``data.qfrc_applied`` (after ``mj_step1``)."""
         if not self._active[env]:
             return
+        if not self._motors[env]:  # torques only (qfrc_applied is zero before a step; robots own disjoint DOFs)
+            data.qfrc_applied[self.dofs] = self.torque[env]
+            return
         mode = self.mode[env]
         tau = self.torque[env].copy()
-        if self._motors[env]:
-            cols = np.flatnonzero((mode == _POSITION) | (mode == _VELOCITY))
-            dofs = self.dofs[cols]
-            qd = data.qvel[dofs]
-            q = data.qpos[self.qadr[cols]]
-            target = (qd + self.kv[env, cols] * (self.velocity[env, cols] - qd)
-                      + self.kp[env, cols] * (self.position[env, cols] - q) / self.dt)
-            # the joint accelerations without motors, and the motor block of M^-1 (the other joints move freely)
-            free = np.empty((1, self._nv))
-            mujoco.mj_solveM(model, data, free, (data.qfrc_passive - data.qfrc_bias)[None])
-            unit = np.zeros((len(dofs), self._nv))
-            unit[np.arange(len(dofs)), dofs] = 1.0
-            inverse = np.empty_like(unit)
-            mujoco.mj_solveM(model, data, inverse, unit)
-            block = inverse[:, dofs]
-            need = np.linalg.solve(block, (target - qd) / self.dt - free[0, dofs])
-            # what contacts and constraints took of last step's aim is pushed against, up to the limit, as
-            # PyBullet's motor constraint does inside its solver (a blocked finger squeezes with its force limit)
-            held = self._held[env, cols] + np.linalg.solve(block, (self._aim[env, cols] - qd) / self.dt)
-            limit = self.force[env, cols]
-            tau[cols] = np.clip(need + held, -limit, limit)
-            self._held[env, cols] = tau[cols] - need
-            self._aim[env, cols] = target
-        data.qfrc_applied[self.dofs] += tau
+        cols = np.flatnonzero((mode == _POSITION) | (mode == _VELOCITY))
+        dofs = self.dofs[cols]
+        qd = data.qvel[dofs]
+        q = data.qpos[self.qadr[cols]]
+        target = (qd + self.kv[env, cols] * (self.velocity[env, cols] - qd)
+                  + self.kp[env, cols] * (self.position[env, cols] - q) / self.dt)
+        # the joint accelerations without motors, and the motor block of M^-1 (the other joints move freely)
+        free = np.empty((1, self._nv))
+        mujoco.mj_solveM(model, data, free, (data.qfrc_passive - data.qfrc_bias)[None])
+        unit = np.zeros((len(dofs), self._nv))
+        unit[np.arange(len(dofs)), dofs] = 1.0
+        inverse = np.empty_like(unit)
+        mujoco.mj_solveM(model, data, inverse, unit)
+        block = inverse[:, dofs]
+        need = np.linalg.solve(block, (target - qd) / self.dt - free[0, dofs])
+        # what contacts and constraints took of last step's aim is pushed against, up to the limit, as
+        # PyBullet's motor constraint does inside its solver (a blocked finger squeezes with its force limit)
+        held = self._held[env, cols] + np.linalg.solve(block, (self._aim[env, cols] - qd) / self.dt)
+        limit = self.force[env, cols]
+        tau[cols] = np.clip(need + held, -limit, limit)
+        self._held[env, cols] = tau[cols] - need
+        self._aim[env, cols] = target
+        data.qfrc_applied[self.dofs] = tau
         self.effort[env] = tau

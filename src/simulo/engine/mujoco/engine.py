@@ -204,11 +204,14 @@ class MuJoCoEngine:
         holding = [r for r in self._rigids if r.any_disabled]
         limited = [a for a in arts if a.velocity_limited]
         wrenching = [a for a in arts if a.wrenches is not None]
+        motors = np.zeros(self.num_envs, dtype=bool)
+        for a in arts:
+            motors |= a.law.motor_envs
         for i in envs:
             m, d = models[i], datas[i]
             for rigid in holding:
                 rigid.hold(i)
-            if any(a.law.needs_state(i) for a in arts):
+            if motors[i]:
                 mujoco.mj_step1(m, d)
                 for a in arts:
                     a.drive(i)

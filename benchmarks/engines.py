@@ -1,0 +1,216 @@
+"""Env-steps/s of the pick arm, the cartpole and the humanoid through the ``simulo`` contract on each engine, and
+against a raw MuJoCo loop doing the same work, in the same run.
+
+Every step, for each of N environments: joint efforts from a PD law on the joint positions and velocities read
+the step before (targets smooth, time-varying, different per environment), then one physics step, then a read
+of the joint positions and velocities. Through the contract: ``robot.set_joint_effort_target``, ``sim.step()``,
+``robot.state``. The raw loop builds the very model the MuJoCo engine compiles (its ``SceneSpec``, the same
+poses), clips the efforts at the URDF limits as the contract does and, per ``MjData``, writes ``qfrc_applied``,
+calls ``mj_step`` and reads ``qpos``/``qvel``: the column
+``same`` checks that it and the contract ended on bit-identical joint positions.
+
+Timing: the simulations are built side by side, warmed up, then timed in alternating blocks (MuJoCo contract,
+raw, raw, contract, ...; PyBullet once per block pair) for ``--repeats`` blocks of ``--steps`` steps. Throughput
+columns give each loop's fastest block, ``ratio`` the median of the back-to-back MuJoCo contract/raw block
+ratios. Goals (issue 12): contract/raw >= 0.8 at every N; the humanoid on MuJoCo >= 15x PyBullet.
+
+Run::
+
+    python benchmarks/engines.py                      # N = 1, 16, 64, 256
+    python benchmarks/engines.py --robots humanoid    # one robot
+    SIMULO_MUJOCO_THREADS=2 python benchmarks/engines.py   # the MuJoCo engine steps its worlds on 2 threads
+    python benchmarks/engines.py --quick              # tiny sizes (for the tests)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+import simulo
+from simulo.engine.mujoco.spec import SceneSpec, load_robot
+
+DT = 1.0 / 240.0
+RATIO_GOAL = 0.8
+HUMANOID_GOAL = 15.0
+
+
+@dataclass(frozen=True)
+class Robot:
+    """A benchmark robot: catalog reference, whether it stands on a plane, its PD gains."""
+
+    ref: str
+    plane: bool
+    kp: float
+    kd: float
+    amplitude: float
+
+
+ROBOTS = {
+    "pick_arm": Robot("simulo/robot/pick_arm:v1", False, 2.0, 0.03, 0.5),
+    "cartpole": Robot("simulo/robot/cartpole:v1", False, 30.0, 3.0, 0.3),
+    "humanoid": Robot("simulo/robot/humanoid:v1", True, 40.0, 2.0, 0.3),
+}
+
+
+def targets(step: int, num_envs: int, num_joints: int, amplitude: float) -> np.ndarray:
+    """Smooth joint targets (num_envs, num_joints), different per environment and joint."""
+    phase = np.arange(num_envs)[:, None] * 0.37 + np.arange(num_joints)[None, :] * 0.91
+    return amplitude * np.sin(step * DT * 2.0 + phase)
+
+
+class ContractLoop:
+    """N copies of a robot through ``simulo.Simulation`` on one engine."""
+
+    def __init__(self, robot: Robot, num_envs: int, engine: str) -> None:
+        self.spec = robot
+        scene = simulo.Scene(num_envs=num_envs, env_spacing=3.0)
+        if robot.plane:
+            scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+        self.robot = simulo.Robot(simulo.Asset.from_registry(robot.ref))
+        scene.add(self.robot, at="/World/Robot")
+        self.sim = simulo.Simulation(scene, dt=DT, engine=engine)
+        self.step_count = 0
+        self.num_envs = num_envs
+
+    def run(self, steps: int) -> None:
+        robot, spec = self.robot, self.spec
+        for _ in range(steps):
+            state = robot.state
+            q, qd = np.asarray(state.joint_positions), np.asarray(state.joint_velocities)
+            goal = targets(self.step_count, self.num_envs, q.shape[1], spec.amplitude)
+            robot.set_joint_effort_target(spec.kp * (goal - q) - spec.kd * qd)
+            self.sim.step()
+            self.step_count += 1
+
+    def joint_positions(self) -> np.ndarray:
+        return np.asarray(self.robot.state.joint_positions)
+
+
+class RawLoop:
+    """The same model as the MuJoCo engine compiles, one ``MjData`` per environment, stepped in Python."""
+
+    def __init__(self, robot: Robot, contract: ContractLoop) -> None:
+        self.spec = robot
+        scene = SceneSpec(DT, (0.0, 0.0, -9.81), None)
+        if robot.plane:
+            scene.add_plane(0.0, None, None, None)
+        asset = simulo.Asset.from_registry(robot.ref)
+        child, layout = load_robot(Path(asset.urdf_path()))
+        fixed = bool(asset.fixed_base)
+        prefix = scene.add_robot(child, fixed, 1.0, False)
+        self.model = scene.compile()
+        names = [prefix + j.name for j in layout.joints]
+        ids = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, n) for n in names]
+        self.limit = np.array([j.max_force if j.max_force > 0 else np.inf for j in layout.joints])
+        self.qadr = self.model.jnt_qposadr[ids]
+        self.dofs = self.model.jnt_dofadr[ids]
+        pose = np.zeros((contract.num_envs, 7))
+        contract.robot.data.batch.read_base(pose, np.zeros((contract.num_envs, 3)), np.zeros((contract.num_envs, 3)))
+        self.datas = [mujoco.MjData(self.model) for _ in range(contract.num_envs)]
+        root = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, prefix + layout.body_names[0])
+        for d, p in zip(self.datas, pose):
+            if fixed:
+                d.mocap_pos[self.model.body_mocapid[root]] = p[:3]
+                d.mocap_quat[self.model.body_mocapid[root]] = p[3:]
+            else:
+                free = self.model.jnt_qposadr[mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, prefix + "root")]
+                d.qpos[free:free + 7] = p
+        self.num_envs = contract.num_envs
+        self.q = np.zeros((self.num_envs, len(ids)))
+        self.qd = np.zeros((self.num_envs, len(ids)))
+        self.step_count = 0
+
+    def run(self, steps: int) -> None:
+        spec, model = self.spec, self.model
+        for _ in range(steps):
+            goal = targets(self.step_count, self.num_envs, self.q.shape[1], spec.amplitude)
+            effort = np.clip(spec.kp * (goal - self.q) - spec.kd * self.qd, -self.limit, self.limit)  # as the contract
+            for i, d in enumerate(self.datas):
+                d.qfrc_applied[self.dofs] = effort[i]
+                mujoco.mj_step(model, d)
+                d.qfrc_applied[:] = 0.0
+                self.q[i] = d.qpos[self.qadr]
+                self.qd[i] = d.qvel[self.dofs]
+            self.step_count += 1
+
+    def joint_positions(self) -> np.ndarray:
+        return self.q
+
+
+def _timed(run: Callable[[int], None], steps: int) -> float:
+    start = time.perf_counter()
+    run(steps)
+    return time.perf_counter() - start
+
+
+def bench(name: str, num_envs: int, steps: int, repeats: int, pybullet: bool) -> dict[str, object]:
+    """One row: the three loops built side by side, warmed up, timed in alternating blocks."""
+    robot = ROBOTS[name]
+    contract = ContractLoop(robot, num_envs, "mujoco")
+    raw = RawLoop(robot, contract)
+    bullet = ContractLoop(robot, num_envs, "pybullet") if pybullet else None
+    try:
+        for loop in (contract, raw, *([bullet] if bullet else [])):
+            loop.run(2)
+        times: dict[str, list[float]] = {"contract": [], "raw": [], "pybullet": []}
+        for k in range(repeats):
+            order = [("contract", contract.run), ("raw", raw.run)]
+            for key, run in (order if k % 2 == 0 else order[::-1]):
+                times[key].append(_timed(run, steps))
+            if bullet is not None:
+                times["pybullet"].append(_timed(bullet.run, max(1, steps // 4)))
+        same = contract.joint_positions().tobytes() == raw.joint_positions().tobytes()
+        rate = {key: num_envs * (steps if key != "pybullet" else max(1, steps // 4)) / min(t)
+                for key, t in times.items() if t}
+        ratio = statistics.median(r / c for c, r in zip(times["contract"], times["raw"]))
+        return {"robot": name, "n": num_envs, "pybullet": rate.get("pybullet"), "mujoco": rate["contract"],
+                "raw": rate["raw"], "ratio": ratio, "same": same}
+    finally:
+        contract.sim.close()
+        if bullet is not None:
+            bullet.sim.close()
+
+
+def main() -> None:
+    """Print the table and the goals."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--robots", nargs="+", choices=sorted(ROBOTS), default=["pick_arm", "cartpole", "humanoid"])
+    parser.add_argument("--envs", nargs="+", type=int, default=[1, 16, 64, 256])
+    parser.add_argument("--steps", type=int, default=0, help="steps per block (default: about 4000 env-steps)")
+    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--no-pybullet", action="store_true", help="skip the PyBullet column (it is slow)")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
+    args = parser.parse_args()
+    envs, repeats = ([1, 2], 2) if args.quick else (args.envs, args.repeats)
+    print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'raw/s':>11}{'ratio':>7}{'vs pb':>7}  same")
+    rows = []
+    for name in args.robots:
+        for n in envs:
+            steps = args.steps or (2 if args.quick else max(8, 4000 // n))
+            row = bench(name, n, steps, repeats, not args.no_pybullet)
+            rows.append(row)
+            pb = row["pybullet"]
+            vs = f"{row['mujoco'] / pb:6.1f}x" if isinstance(pb, float) else "     -"  # type: ignore[operator]
+            pb_text = f"{pb:12.0f}" if isinstance(pb, float) else f"{'-':>12}"
+            print(f"{name:<10}{n:>5}{pb_text}{row['mujoco']:11.0f}{row['raw']:11.0f}{row['ratio']:7.2f}{vs} "
+                  f" {'yes' if row['same'] else 'NO'}")
+    worst = min(float(r["ratio"]) for r in rows)  # type: ignore[arg-type]
+    verdict = "met" if worst >= RATIO_GOAL else "MISSED"
+    print(f"MuJoCo contract/raw, worst N: {worst:.2f}; goal >= {RATIO_GOAL}: {verdict}")
+    humanoid = [r for r in rows if r["robot"] == "humanoid" and isinstance(r["pybullet"], float)]
+    if humanoid:
+        speedup = min(float(r["mujoco"]) / float(r["pybullet"]) for r in humanoid)  # type: ignore[arg-type]
+        print(f"humanoid MuJoCo/PyBullet through the contract, worst N: {speedup:.1f}x; goal >= {HUMANOID_GOAL:.0f}x: "
+              f"{'met' if speedup >= HUMANOID_GOAL else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
