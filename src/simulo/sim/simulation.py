@@ -61,7 +61,8 @@ class Simulation:
         num_envs: Overrides ``scene.num_envs`` when given.
         gravity: Gravity vector, m/s².
         envs_per_world: Largest number of environments sharing one engine world (PyBullet client); ``None``
-            takes the engine's benchmarked default. Environment ``i`` always lives in world ``i // envs_per_world``.
+            takes the engine's benchmarked default (1 for a scene with a camera). Environment ``i`` always lives in
+            world ``i // envs_per_world``.
         use_torch: Return torch tensors (also switched on by the first torch tensor passed in).
         solver_iterations: Constraint-solver iterations, or ``None`` for the engine's default.
         shard: ``(first_env, total_envs)`` when this simulation holds environments
@@ -113,7 +114,8 @@ class Simulation:
             if shared and scene.num_envs > 1:
                 raise SceneError(f"shared (per_environment=False) robots/props {shared} need num_envs == 1, "
                                  f"got {scene.num_envs}")
-            per_world = envs_per_world or factory.default_envs_per_world
+            # cameras draw fastest in a world per environment (benchmarks/cameras.py): nothing to hide
+            per_world = envs_per_world or (1 if has_cameras(scene) else factory.default_envs_per_world)
             if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2):
                 raise SceneError(f"shard must be (first_env, total_envs), got {shard!r}")
             first, total = (0, scene.num_envs) if shard is None else shard
