@@ -132,7 +132,7 @@ def test_rl_player_plays_episodes(tmp_path: Path) -> None:
     assert by_steps["steps"] == 5 and by_steps["episodes"] == 0 and by_steps["mean_return"] is None
     with pytest.raises(SimuloValueError, match="num_episodes=0"):
         player.play(num_episodes=0)
-    with pytest.raises(NotImplementedError, match="video"):
+    with pytest.raises(SimuloValueError, match="no simulation to draw"):  # a toy env without a Simulation
         player.play(video_path="x.mp4")
     player.close()
     assert player.policy is None

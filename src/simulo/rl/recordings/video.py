@@ -6,6 +6,7 @@ the GIF's centisecond delays so that frame ``k`` starts at ``k / fps`` seconds (
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ _GIF_PALETTE = ["-filter_complex", "split[frames][copy];[copy]palettegen=stats_m
                 "[frames][palette]paletteuse"]
 
 
-def check_video_path(path: str | Path) -> Path:
+def check_video_path(path: str | os.PathLike[str]) -> Path:
     """``path`` as a Path, if its suffix is ``.gif`` or ``.mp4``.
 
     Raises:

@@ -7,6 +7,7 @@ it through a batched environment for a number of episodes or steps and reports t
 from __future__ import annotations
 
 import os
+import time
 from typing import TYPE_CHECKING, Any
 
 from simulo._checks import is_int
@@ -19,6 +20,9 @@ from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset
 if TYPE_CHECKING:
     import torch
 
+    from simulo.authoring.contract import RecordConfig
+    from simulo.rl.recordings.config import RecordingPlan
+    from simulo.rl.recordings.rollout import RolloutRecorder
     from simulo.rl.training.networks import DeterministicActor
 
 
@@ -156,6 +160,7 @@ class RLPlayer:
         video_path: str | None = None,
         video_length: int = 200,
         deterministic: bool = True,
+        record: str | os.PathLike[str] | RecordConfig | None = None,
     ) -> dict[str, Any]:
         """Reset the environment and run the policy until ``num_episodes`` episodes finished or ``num_steps`` steps ran.
 
@@ -166,46 +171,43 @@ class RLPlayer:
         Args:
             num_episodes: Finished episodes to wait for.
             num_steps: Batched environment steps to run.
-            real_time: Pace to the simulation clock (not supported here: headless CPU runtime).
-            video_path: Record a video (not supported by this player yet).
-            video_length: Frames to record with ``video_path``.
+            real_time: Pace the steps to the simulation clock (``env.dt`` seconds each).
+            video_path: Film environment 0 into this MP4 (or GIF).
+            video_length: Most frames of the ``video_path`` video.
             deterministic: Take the policy's mean action.
+            record: Record the rollout (:mod:`simulo.rl.recordings`): a path, or a
+                :class:`simulo.RecordConfig`; an MCAP in the VizStream layout, and an MP4 with
+                ``include_video``, in the run folder's ``recordings/`` unless the path says otherwise.
 
         Returns:
-            ``episodes``, ``mean_return``, ``returns``, ``mean_length``, ``lengths`` and ``steps``.
+            ``episodes``, ``mean_return``, ``returns``, ``mean_length``, ``lengths`` and ``steps``;
+            with ``record`` or ``video_path``, also ``recordings``: the files written.
 
         Raises:
-            SimuloValueError: A bound is not a positive integer, or both are given.
-            NotImplementedError: ``real_time`` or ``video_path`` was asked for.
+            SimuloValueError: A bound is not a positive integer, or both are given; a bad ``record``
+                or ``video_path``.
+            MissingDependencyError: Recording needs the ``record`` extra.
         """
+        from simulo.rl.recordings.config import plan_recording  # noqa: PLC0415 - only when recording
+
         if self._player is None:
             raise SimuloError("this RLPlayer is closed")
-        if real_time:
-            raise NotImplementedError("RLPlayer.play(real_time=True) is not supported by the local headless runtime")
-        if video_path is not None:
-            raise NotImplementedError(f"RLPlayer.play(video_path={video_path!r}): video capture is not implemented yet")
         if num_episodes is not None and num_steps is not None:
             raise SimuloValueError(f"num_episodes={num_episodes!r}, num_steps={num_steps!r}: give at most one bound")
         for name, value in (("num_episodes", num_episodes), ("num_steps", num_steps)):
             if value is not None and not is_int(value, low=1):
                 raise SimuloValueError(f"{name}={value!r}: expected an integer >= 1 or None")
         episodes_wanted = 1 if num_episodes is None and num_steps is None else num_episodes
-        returns: list[float] = []
-        lengths: list[float] = []
-        obs = reset_observations(self.env.reset())
-        steps = 0
-        while True:
-            obs, _, _, _, info = self.env.step(self._player(obs, deterministic=deterministic))
-            steps += 1
-            episode = info.get("episode") if isinstance(info, dict) else None
-            if isinstance(episode, dict):
-                returns += _floats(episode.get("return", []))
-                lengths += _floats(episode.get("length", []))
-            if episodes_wanted is not None and len(returns) >= episodes_wanted:
-                break
-            if num_steps is not None and steps >= num_steps:
-                break
+        dt = float(getattr(self.env, "dt", 0.0))
+        plan = plan_recording(record, self._num_envs, dt or 1.0, "play", video_path, video_length)
+        recorder = None if plan is None else _recorder(self.env, plan, self._player.path)
+        try:
+            returns, lengths, steps = self._roll(episodes_wanted, num_steps, real_time, deterministic, dt, recorder)
+        finally:
+            files = [] if recorder is None else recorder.close()
+        result: dict[str, Any] = {} if recorder is None else {"recordings": [str(p) for p in files]}
         return {
+            **result,
             "episodes": len(returns),
             "mean_return": sum(returns) / len(returns) if returns else None,
             "returns": returns,
@@ -214,9 +216,44 @@ class RLPlayer:
             "steps": steps,
         }
 
+    def _roll(self, episodes_wanted: int | None, num_steps: int | None, real_time: bool, deterministic: bool,
+              dt: float, recorder: RolloutRecorder | None) -> tuple[list[float], list[float], int]:
+        """Reset, then step until a bound is met; returns the finished episodes' returns and lengths, and the steps."""
+        assert self._player is not None
+        returns: list[float] = []
+        lengths: list[float] = []
+        obs = reset_observations(self.env.reset())
+        if recorder is not None:
+            recorder.begin()
+        steps = 0
+        started = time.monotonic()
+        while True:
+            actions = self._player(obs, deterministic=deterministic)
+            obs, rewards, terminated, truncated, info = self.env.step(actions)
+            steps += 1
+            if recorder is not None:
+                recorder.step(actions, rewards, terminated, truncated)
+            if real_time:
+                time.sleep(max(0.0, started + steps * dt - time.monotonic()))
+            episode = info.get("episode") if isinstance(info, dict) else None
+            if isinstance(episode, dict):
+                returns += _floats(episode.get("return", []))
+                lengths += _floats(episode.get("length", []))
+            if episodes_wanted is not None and len(returns) >= episodes_wanted:
+                break
+            if num_steps is not None and steps >= num_steps:
+                break
+        return returns, lengths, steps
+
     def close(self) -> None:
         """Drop the policy (the environment stays open). Idempotent."""
         self._player = None
+
+
+def _recorder(env: VectorEnvLike, plan: RecordingPlan, scene_id: str) -> RolloutRecorder:
+    from simulo.rl.recordings.rollout import RolloutRecorder  # noqa: PLC0415 - only when recording
+
+    return RolloutRecorder(env, plan, scene_id)
 
 
 def _check_fits(player: PolicyPlayer, obs_dim: int, action_dim: int) -> None:

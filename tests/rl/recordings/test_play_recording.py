@@ -1,0 +1,183 @@
+"""RLPlayer.play(record=...): an MCAP in the VizStream layout read back with ``mcap``, and an MP4 at the step rate."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simulo
+from simulo.errors import SimuloValueError
+from simulo.rl.recordings import schemas
+from simulo.rl.recordings.config import plan_recording
+from simulo.rl.recordings.rollout import RolloutRecorder
+
+mcap_reader = pytest.importorskip("mcap.reader")
+imageio = pytest.importorskip("imageio")
+
+STEPS = 12
+
+
+class CubeCartpole(simulo.Task):
+    """The catalog cartpole beside a falling cube; episodes are truncated after 5 policy steps."""
+
+    observation_dim, action_dim = 2, 1
+    episode_length_s = 5 * 2 / 120.0  # physics_dt 1/120, 2 physics steps per action: 5 policy steps
+
+    def build(self, scene):
+        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
+        scene.add(self.robot, at="/World/Robot")
+        scene.add(simulo.Cuboid(name="Cube", size=(0.1,) * 3, pose=simulo.Pose.from_xyz(0.5, 0.5, 1.0),
+                                physics=simulo.RigidPhysics(mass=0.2)), at="/World")
+
+    def apply_actions(self, actions):
+        self.robot.set_joint_effort_target(10.0 * actions, joint_ids=self.robot.find_joints("slider_to_cart"))
+
+    def get_observations(self):
+        return self.robot.state.joint_positions
+
+    def get_rewards(self):
+        return np.ones(self.num_envs)
+
+    def get_dones(self):
+        return np.zeros(self.num_envs, bool), np.zeros(self.num_envs, bool)
+
+    def reset_idx(self, env_ids):
+        self.robot.reset(env_ids)
+
+
+def _record(tmp_path: Path, num_envs: int = 2, **config) -> tuple[list[Path], float]:
+    """Roll ``STEPS`` steps of pushes through the recorder; returns the files and the policy step dt."""
+    env = simulo.LearningEnv(CubeCartpole(), num_envs=num_envs, tensor_library="numpy")
+    try:
+        plan = plan_recording(simulo.RecordConfig(output_path=tmp_path / "run.mcap", **config), num_envs, env.dt)
+        assert plan is not None
+        recorder = RolloutRecorder(env, plan, scene_id="test")
+        env.reset()
+        recorder.begin()
+        for k in range(STEPS):
+            actions = np.full((num_envs, 1), np.sin(k / 3.0))
+            _, rewards, terminated, truncated, _ = env.step(actions)
+            recorder.step(actions, rewards, terminated, truncated)
+        return recorder.close(), env.dt
+    finally:
+        env.close()
+
+
+def _read(path: Path) -> list[tuple[object, object, object]]:
+    with open(path, "rb") as stream:
+        return list(mcap_reader.make_reader(stream).iter_messages(log_time_order=True))
+
+
+def test_mcap_holds_the_vizstream_channels_with_their_schemas_counts_and_times(tmp_path: Path) -> None:
+    files, dt = _record(tmp_path, include_tf=True)
+    assert files == [tmp_path / "run.mcap"]
+    messages = _read(files[0])
+    channels = {channel.topic: (schema.name, schema.encoding, schema.data, channel.message_encoding)
+                for schema, channel, _ in messages}
+    expected = {schemas.SCENE_TOPIC: schemas.SCENE, schemas.POSES_TOPIC: schemas.POSE_FRAME,
+                schemas.STEP_TOPIC: schemas.STEP_FRAME, schemas.EVENTS_TOPIC: schemas.EVENT,
+                schemas.FOXGLOVE_TF_TOPIC: schemas.FOXGLOVE_FRAME_TRANSFORMS}
+    assert set(channels) == set(expected)
+    for topic, name in expected.items():
+        assert channels[topic] == (name, "protobuf", schemas.schema_data(name), "protobuf")
+    counts = Counter(channel.topic for _, channel, _ in messages)
+    # the reset state and every step; one episode start, then two 5-step episodes end and the next ones start
+    assert counts == {schemas.SCENE_TOPIC: 1, schemas.POSES_TOPIC: STEPS + 1, schemas.STEP_TOPIC: STEPS + 1,
+                      schemas.FOXGLOVE_TF_TOPIC: STEPS + 1, schemas.EVENTS_TOPIC: 5}
+    pose_times = [m.log_time for _, c, m in messages if c.topic == schemas.POSES_TOPIC]
+    assert pose_times == [round(k * dt * 1e9) for k in range(STEPS + 1)]  # simulated time, dt per policy step
+
+
+def test_scene_poses_and_joints_describe_the_robot_and_the_prop(tmp_path: Path) -> None:
+    files, _ = _record(tmp_path, num_envs=2)
+    decoded: dict[str, list[object]] = {}
+    for schema, channel, message in _read(files[0]):
+        decoded.setdefault(channel.topic, []).append(schemas.decode(schema.name, message.data))
+    scene = decoded[schemas.SCENE_TOPIC][0]
+    assert scene.copies_per_rank == 2 and list(scene.copy_origins)[3:] == [0.0, 4.0, 0.0]
+    robot, cube = scene.bodies
+    assert (robot.path, robot.kind, list(robot.joint_names)) == ("/World/Robot", 1, ["slider_to_cart", "cart_to_pole"])
+    assert [link.path for link in robot.links] == ["/World/Robot/slider", "/World/Robot/cart", "/World/Robot/pole"]
+    assert (cube.path, cube.kind) == ("/World/Cube", 2)
+    assert list(scene.pose_layout.body_paths) == ["/World/Cube"]
+    first, last = decoded[schemas.POSES_TOPIC][0], decoded[schemas.POSES_TOPIC][-1]
+    assert [c.copy_id for c in last.focused] == [0]  # env_indices default to (0,)
+    assert len(last.focused[0].link_poses) == 3 * 7 and len(last.focused[0].body_poses) == 7
+    assert first.focused[0].body_poses[2] == pytest.approx(1.0, abs=1e-6)  # the cube starts 1 m up, copy frame
+    assert last.focused[0].body_poses[2] < 1.0  # and falls
+    step = decoded[schemas.STEP_TOPIC][3].copies[0]
+    assert [j.name for j in step.joints] == ["slider_to_cart", "cart_to_pole"] and step.reward == 1.0
+    assert step.actions[0].value == pytest.approx(np.sin(2 / 3.0))  # step 3 ran the action of k = 2
+    ends = [e.episode_end for e in decoded[schemas.EVENTS_TOPIC] if e.WhichOneof("kind") == "episode_end"]
+    assert [(e.episode_index, e.length_steps, e.truncated) for e in ends] == [(0, 5, True), (1, 5, True)]
+
+
+def test_include_video_writes_an_mp4_at_the_step_rate(tmp_path: Path) -> None:
+    files, dt = _record(tmp_path, include_video=True, record_every_n_steps=2)
+    assert files == [tmp_path / "run.mcap", tmp_path / "run.mp4"]
+    reader = imageio.v2.get_reader(files[1], format="FFMPEG")
+    try:
+        assert reader.count_frames() == STEPS // 2 + 1
+        assert reader.get_meta_data()["fps"] == pytest.approx(1.0 / (2 * dt))
+        frame = reader.get_data(0)
+    finally:
+        reader.close()
+    assert frame.shape == (240, 320, 3) and frame.std() > 5  # the renderer drew something
+
+
+def test_core_profile_leaves_out_robot_state(tmp_path: Path) -> None:
+    files, _ = _record(tmp_path, profile="core")
+    topics = {channel.topic for _, channel, _ in _read(files[0])}
+    assert topics == {schemas.SCENE_TOPIC, schemas.STEP_TOPIC, schemas.EVENTS_TOPIC}
+
+
+def test_default_recordings_go_to_the_run_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SIMULO_RUN_DIR", str(tmp_path))
+    (tmp_path / "recordings").mkdir()
+    (tmp_path / "recordings" / "play-0001.mcap").write_bytes(b"")
+    plan = plan_recording(simulo.RecordConfig(include_video=True), 4, 0.02)
+    assert plan is not None and plan.mcap_path == tmp_path / "recordings" / "play-0002.mcap"
+    assert plan.video_path == tmp_path / "recordings" / "play-0002.mp4" and plan.fps == pytest.approx(50.0)
+    folder = plan_recording(str(tmp_path / "elsewhere"), 4, 0.02)
+    assert folder is not None and folder.mcap_path == tmp_path / "elsewhere" / "play-0001.mcap"
+
+
+@pytest.mark.parametrize(("record", "match"), [
+    (42, "record=42"),
+    (simulo.RecordConfig(env_indices=(5,)), "env_indices"),
+    ("out.txt", "output_path"),
+])
+def test_bad_record_arguments_are_refused(record: object, match: str) -> None:
+    with pytest.raises(SimuloValueError, match=match):
+        plan_recording(record, 4, 0.02)
+
+
+@pytest.mark.slow  # imports torch and trains one iteration (~15 s)
+def test_play_with_record_writes_the_files_and_lists_them(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from simulo.rl.training import RLPlayer, RLTrainer
+
+    env = simulo.LearningEnv(CubeCartpole(), num_envs=2, tensor_library="numpy")
+    try:
+        RLTrainer(env, device="cpu", seed=0, checkpoint_dir=tmp_path / "ckpt", progress=False,
+                  agent_cfg={"rollouts": 4}).train(1)
+        player = RLPlayer(env, tmp_path / "ckpt" / "latest.pt")
+        result = player.play(num_episodes=2, record=simulo.RecordConfig(output_path=tmp_path / "rec",
+                                                                         include_video=True))
+        video = player.play(num_steps=4, video_path=str(tmp_path / "v.mp4"), video_length=3)
+    finally:
+        env.close()
+    assert result["recordings"] == [str(tmp_path / "rec" / "play-0001.mcap"), str(tmp_path / "rec" / "play-0001.mp4")]
+    steps = Counter(c.topic for _, c, _ in _read(Path(result["recordings"][0])))[schemas.STEP_TOPIC]
+    assert steps == result["steps"] + 1
+    assert video["recordings"] == [str(tmp_path / "v.mp4")]
+    reader = imageio.v2.get_reader(tmp_path / "v.mp4", format="FFMPEG")
+    try:
+        assert reader.count_frames() == 3  # video_length caps the film
+    finally:
+        reader.close()
+    assert json.loads(json.dumps(result))["episodes"] >= 2
