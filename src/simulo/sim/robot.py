@@ -41,6 +41,7 @@ from simulo.sim.names import match_names
 from simulo.sim.robot_data import RobotData, make_robot_data
 from simulo.sim.robot_internals import RobotInternals
 from simulo.sim.robot_state import RobotState
+from simulo.sim.sensors.base import Sensor
 from simulo.sim.tensors import Tensors, index_array, unit_poses
 
 
@@ -193,6 +194,9 @@ class Robot:
         if not isinstance(sensor, RobotSensor):
             raise SimuloValueError(f"{sensor!r} is not a simulo sensor (it has no runtime_bind and update hooks)")
         self._check_attachable(sensor, attach_to, "sensor")
+        if self._rt is not None and isinstance(sensor, Sensor):  # it needs the simulation's context, given at build
+            raise SimuloValueError(f"{type(sensor).__name__} sensors must be added before the simulation is built; "
+                                   f"{sensor!r} was added to an attached robot")
         self._sensors.append((sensor, attach_to))
         if self._path is not None:
             sensor.path = f"{self._path}/{sensor.name or type(sensor).__name__}"

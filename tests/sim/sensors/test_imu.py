@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import simulo
-from simulo.errors import SceneError
+from simulo.errors import SceneError, SimuloValueError
 from simulo.math.batched import pose_mul, quat_rotate_inverse
 
 DT = 1.0 / 240.0
@@ -75,3 +75,12 @@ def test_at_rest_the_imu_feels_gravity_upward_in_its_own_frame(cartpole) -> None
 def test_an_imu_is_mounted_on_a_robot_body_only() -> None:
     with pytest.raises(SceneError, match="mounted on a robot body"):
         simulo.Scene().add(simulo.IMU(), at="/World/imu")
+
+
+def test_an_imu_added_after_the_simulation_is_built_is_refused(cartpole) -> None:
+    scene = simulo.Scene()
+    robot = simulo.Robot(cartpole)
+    scene.add(robot, at="/World/Robot")
+    with simulo.Simulation(scene), pytest.raises(SimuloValueError, match="added before the simulation is built"):
+        robot.add_sensor(simulo.IMU(), attach_to="pole")
+    assert robot.sensors == []
