@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -49,9 +51,25 @@ class CubeCartpole(simulo.Task):
         self.robot.reset(env_ids)
 
 
-def _record(tmp_path: Path, num_envs: int = 2, **config) -> tuple[list[Path], float]:
-    """Roll ``STEPS`` steps of pushes through the recorder; returns the files and the policy step dt."""
-    env = simulo.LearningEnv(CubeCartpole(), num_envs=num_envs, tensor_library="numpy")
+class CameraCartpole(CubeCartpole):
+    """The same with a 64x48 camera in every environment, looking at the cart from the side."""
+
+    def build(self, scene):
+        super().build(scene)
+        scene.add(simulo.Camera(width=64, height=48, offset=simulo.SensorOffset.look_at(pos=(3, -3, 3),
+                                                                                     target=(0, 0, 2))),
+                  at="/World/side")
+
+
+def _record(tmp_path: Path, num_envs: int = 2, task: simulo.Task | None = None,
+            last_images: list[np.ndarray] | None = None, **config) -> tuple[list[Path], float]:
+    """Roll ``STEPS`` steps of pushes through the recorder; returns the files and the policy step dt.
+
+    With ``last_images``, the cameras' last images of environment 0 are appended to it.
+    """
+    cameras = isinstance(task, CameraCartpole)
+    env = simulo.LearningEnv(task or CubeCartpole(), num_envs=num_envs, tensor_library="numpy",
+                             enable_cameras=cameras)
     try:
         plan = plan_recording(simulo.RecordConfig(output_path=tmp_path / "run.mcap", **config), num_envs, env.dt)
         assert plan is not None
@@ -62,6 +80,8 @@ def _record(tmp_path: Path, num_envs: int = 2, **config) -> tuple[list[Path], fl
             actions = np.full((num_envs, 1), np.sin(k / 3.0))
             _, rewards, terminated, truncated, _ = env.step(actions)
             recorder.step(actions, rewards, terminated, truncated)
+        if last_images is not None:
+            last_images += [np.asarray(camera.read_rgb())[0] for camera in recorder.layout.cameras]
         return recorder.close(), env.dt
     finally:
         env.close()
@@ -127,6 +147,28 @@ def test_include_video_writes_an_mp4_at_the_step_rate(tmp_path: Path) -> None:
     finally:
         reader.close()
     assert frame.shape == (240, 320, 3) and frame.std() > 5  # the renderer drew something
+
+
+def test_camera_images_go_to_the_mcap_as_png_and_the_first_camera_films_the_mp4(tmp_path: Path) -> None:
+    last: list[np.ndarray] = []
+    files, _ = _record(tmp_path, task=CameraCartpole(), last_images=last, include_video=True)
+    images = [(schema, message) for schema, channel, message in _read(files[0])
+              if channel.topic == "/sensors/camera/side/image"]
+    assert len(images) == STEPS + 1
+    assert {(s.name, s.encoding) for s, _ in images} == {("foxglove.CompressedImage", "jsonschema")}
+    payload = json.loads(images[-1][1].data)
+    assert (payload["format"], payload["frame_id"]) == ("png", "side")
+    assert payload["timestamp"]["sec"] * 10**9 + payload["timestamp"]["nsec"] == images[-1][1].log_time
+    png = imageio.v3.imread(io.BytesIO(base64.b64decode(payload["data"])), extension=".png")
+    np.testing.assert_array_equal(png, last[0])  # lossless: the camera's own pixels
+    scene = next(schemas.decode(s.name, m.data) for s, c, m in _read(files[0]) if c.topic == schemas.SCENE_TOPIC)
+    (camera,) = scene.cameras
+    assert (camera.name, camera.width, camera.height, camera.cx, camera.cy) == ("side", 64, 48, 32.0, 24.0)
+    reader = imageio.v2.get_reader(files[1], format="FFMPEG")
+    try:
+        assert reader.get_data(0).shape == (48, 64, 3) and reader.count_frames() == STEPS + 1
+    finally:
+        reader.close()
 
 
 def test_core_profile_leaves_out_robot_state(tmp_path: Path) -> None:
