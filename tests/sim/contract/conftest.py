@@ -1,7 +1,8 @@
-"""The contract suite runs every test once per engine: PyBullet and the kinematic mock.
+"""The contract suite runs every test once per engine: PyBullet, MuJoCo and the kinematic mock.
 
 A test that holds for one engine only says so by name (``..._on_pybullet`` / ``..._on_the_mock``) and
-skips the other with :func:`only`.
+skips the others with :func:`only`. MuJoCo passes every shared test with the same tolerances as PyBullet, so
+there is no per-engine tolerance table (docs/engines.md lists where the engines' numbers differ).
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ class MotorLaw:
         #: contacts and constraints took of it (zero where the joint was not a motor)
         self._aim = np.zeros(shape)
         self._held = np.zeros(shape)
+        self._torque_off = np.ones(shape, dtype=bool)  # where the mode is not TORQUE
         self._active = np.zeros(num_envs, dtype=bool)  # environments with any non-passive joint
         self._motors = np.zeros(num_envs, dtype=bool)  # environments with any motor joint
         self.dofs = np.zeros(num_joints, dtype=np.int64)
@@ -67,31 +68,18 @@ class MotorLaw:
     def set(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
             position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
         """Keep one step's commands (see :meth:`simulo.engine.base.ArticulationBatch.apply`)."""
-        motor = (mode == _POSITION) | (mode == _VELOCITY)
-        self._held[mode != self.mode] = 0.0
-        self.mode[:] = mode
-        self.position[:] = np.where(mode == _POSITION, position, 0.0)
-        self.velocity[:] = np.where(motor, velocity, 0.0)
-        self.force[:] = np.where(motor, force, 0.0)
-        self.kp[:] = np.where(mode == _POSITION, position_gain, 0.0)
-        self.kv[:] = np.where(motor, velocity_gain, 0.0)
-        self.torque[:] = np.where(mode == _TORQUE, torque, 0.0)
-        self._active = (mode != 0).any(axis=1)
-        self._motors = motor.any(axis=1)
-        self.effort[:] = self.torque  # motor columns are filled in by drive()
-
-    def clear(self, env_ids: np.ndarray) -> None:
-        """Make the joints of ``env_ids`` passive (no effort) until the next commands."""
-        self.mode[env_ids] = 0
-        self.effort[env_ids] = 0.0
-        self._held[env_ids] = 0.0
-        self._active[env_ids] = False
-        self._motors[env_ids] = False
-
-    @property
-    def any_active(self) -> bool:
-        """Whether any environment has a driven joint."""
-        return bool(self._active.any())
+        if not np.array_equal(mode, self.mode):
+            self._held[mode != self.mode] = 0.0
+            self.mode[:] = mode
+            self._torque_off = mode != _TORQUE
+            self._active = (mode != 0).any(axis=1)
+            self._motors = ((mode == _POSITION) | (mode == _VELOCITY)).any(axis=1)
+        # entries a joint's mode does not use may be NaN: drive() reads the motor arrays at motor columns only
+        for kept, given in ((self.position, position), (self.velocity, velocity), (self.force, force),
+                            (self.kp, position_gain), (self.kv, velocity_gain), (self.torque, torque)):
+            np.copyto(kept, given)
+        self.torque[self._torque_off] = 0.0
+        np.copyto(self.effort, self.torque)  # motor columns are filled in by drive()
 
     @property
     def motor_envs(self) -> np.ndarray:
@@ -111,8 +99,8 @@ class MotorLaw:
         dofs = self.dofs[cols]
         qd = data.qvel[dofs]
         q = data.qpos[self.qadr[cols]]
-        target = (qd + self.kv[env, cols] * (self.velocity[env, cols] - qd)
-                  + self.kp[env, cols] * (self.position[env, cols] - q) / self.dt)
+        pull = np.where(mode[cols] == _POSITION, self.kp[env, cols] * (self.position[env, cols] - q), 0.0)
+        target = qd + self.kv[env, cols] * (self.velocity[env, cols] - qd) + pull / self.dt
         # the joint accelerations without motors, and the motor block of M^-1 (the other joints move freely)
         free = np.empty((1, self._nv))
         mujoco.mj_solveM(model, data, free, (data.qfrc_passive - data.qfrc_bias)[None])

@@ -96,16 +96,6 @@ class MuJoCoEngine:
         """Number of worlds (groups of ``envs_per_world`` environments stepped as one task)."""
         return len(self._chunks)
 
-    @property
-    def models(self) -> list[mujoco.MjModel]:
-        """Each environment's model (shared objects until a per-environment edit)."""
-        return self._worlds.models
-
-    @property
-    def datas(self) -> list[mujoco.MjData]:
-        """Each environment's data."""
-        return self._worlds.datas
-
     # -- building ----------------------------------------------------------------------------------
     def add_plane(self, height: float, friction: float | None, restitution: float | None,
                   contact: tuple[float, float] | None = None) -> None:
