@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_int, is_int
+from simulo._checks import check_int, check_num_envs, is_int
 from simulo.errors import SimuloValueError, TaskError
 from simulo.rl.devices import env_device
 from simulo.rl.task import Task, bind_runtime, task_uses_torch
@@ -54,7 +54,7 @@ class LocalEnv(PolicyFrames):
             value = getattr(task, name, None)
             if not is_int(value, 1):
                 raise TaskError(f"{type(task).__name__}.{name} must be a positive integer, got {value!r}")
-        check_int(num_envs, "num_envs", 1)
+        check_num_envs(num_envs)  # bounded by memory, before the task builds anything
         steps = task.physics_steps_per_action if physics_steps_per_action is None else physics_steps_per_action
         check_int(steps, "physics_steps_per_action", 1)
         if tensor_library not in ("auto", "torch", "numpy"):

@@ -11,11 +11,17 @@ from simulo.errors import NotAttachedError, SimuloValueError
 from simulo.sim import properties
 from simulo.sim.geometry import PRIMITIVES, Primitive, surface_of
 from simulo.sim.properties import ForceBuffer
-from simulo.sim.tensors import Tensors, unit_poses
+from simulo.sim.published import PublishedBuffers
+from simulo.sim.tensors import Tensors, atomic, unit_poses
 
 
 class PropState:
-    """``prop.state``: live pose and velocities of the prop in every environment."""
+    """``prop.state``: live pose and velocities of the prop in every environment.
+
+    As ``robot.state`` (see :mod:`simulo.sim.robot_state`): each member is the same object on every read,
+    current after every step or teleport; a numpy view is read-only and a torch tensor a mirror the runtime
+    rewrites, so a stray write cannot change what the simulation reports.
+    """
 
     def __init__(self, prop: Prop) -> None:
         self._prop = prop
@@ -24,19 +30,19 @@ class PropState:
     def pose(self) -> Any:
         """World pose of the shape's centre (num_envs, 7), ``[x, y, z, qw, qx, qy, qz]``. Live buffer."""
         data = self._prop._require("state.pose")
-        return data.tensors.out(data.pose)
+        return data.published.get("pose")
 
     @property
     def linear_velocity(self) -> Any:
         """Linear velocity (num_envs, 3) in m/s. Live buffer."""
         data = self._prop._require("state.linear_velocity")
-        return data.tensors.out(data.lin_vel)
+        return data.published.get("lin_vel")
 
     @property
     def angular_velocity(self) -> Any:
         """Angular velocity (num_envs, 3) in rad/s. Live buffer."""
         data = self._prop._require("state.angular_velocity")
-        return data.tensors.out(data.ang_vel)
+        return data.published.get("ang_vel")
 
 
 class PropData:
@@ -57,6 +63,9 @@ class PropData:
         self.pose = default_pose.astype(dtype)
         self.lin_vel = np.zeros((n, 3), dtype)
         self.ang_vel = np.zeros((n, 3), dtype)
+        #: what ``prop.state`` hands out for the three buffers (see :mod:`simulo.sim.published`)
+        self.published = PublishedBuffers(tensors, {"pose": self.pose, "lin_vel": self.lin_vel,
+                                                    "ang_vel": self.ang_vel})
         #: the external force and torque kept on the prop (see simulo.sim.properties)
         self.external = ForceBuffer(n, 1)
 
@@ -64,6 +73,13 @@ class PropData:
     def num_envs(self) -> int:
         """Number of environments."""
         return self.pose.shape[0]
+
+
+def _tensors_of(prop: Prop) -> Tensors | None:
+    return prop._data.tensors if prop._data is not None else None
+
+
+_atomic = atomic(_tensors_of)
 
 
 class Prop:
@@ -88,6 +104,7 @@ class Prop:
         self._path: str | None = None
         self._state = PropState(self)
         self._data: PropData | None = None
+        self._closed = False
 
     @property
     def name(self) -> str | None:
@@ -100,6 +117,9 @@ class Prop:
         return self._path
 
     def _require(self, member: str) -> PropData:
+        if self._data is None and self._closed:
+            raise NotAttachedError(f"Prop.{member} is not available until the simulation has attached the prop: "
+                                   f"the simulation of prop {self._name!r} was closed")
         if self._data is None:
             raise NotAttachedError(f"Prop.{member} is not available until the simulation has attached the prop")
         return self._data
@@ -129,6 +149,7 @@ class Prop:
         """
         return self._require("data")
 
+    @_atomic
     def set_pose(self, pose: Any, env_ids: Any = None) -> None:
         """Teleport the prop to world poses (len(env_ids), 7); read back immediately."""
         data = self._require("set_pose")
@@ -137,6 +158,7 @@ class Prop:
         data.batch.write_pose(ids, poses)
         self.update(0.0)
 
+    @_atomic
     def set_velocity(self, velocity: Any, env_ids: Any = None) -> None:
         """Set velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6)."""
         data = self._require("set_velocity")
@@ -144,6 +166,7 @@ class Prop:
         data.batch.write_velocity(ids, data.tensors.floats(velocity, (len(ids), 6), "velocity"))
         self.update(0.0)
 
+    @_atomic
     def reset(self, env_ids: Any = None) -> None:
         """Put the prop back at its default pose, at rest."""
         data = self._require("reset")
@@ -154,27 +177,33 @@ class Prop:
         self.update(0.0)
 
     # -- per-copy properties (PropPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) -----
+    @_atomic
     def set_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set the mass (len(env_ids), 1) in kg, > 0."""
         properties.prop_set_mass(self._require("set_mass"), values, env_ids)
 
+    @_atomic
     def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set the centre of mass (len(env_ids), 1, 3) in the body frame; the PyBullet engine refuses."""
         properties.prop_set_center_of_mass(self._require("set_center_of_mass"), values, env_ids)
 
+    @_atomic
     def set_friction(self, values: Any, env_ids: Any = None) -> None:
         """Set the friction coefficient (len(env_ids), 1), >= 0; a plain number sets every selected copy."""
         properties.prop_set_surface(self._require("set_friction"), values, env_ids, "friction")
 
+    @_atomic
     def set_restitution(self, values: Any, env_ids: Any = None) -> None:
         """Set the restitution (len(env_ids), 1), 0..1; a plain number sets every selected copy."""
         properties.prop_set_surface(self._require("set_restitution"), values, env_ids, "restitution")
 
+    @_atomic
     def set_scale(self, values: Any, env_ids: Any = None) -> None:
         """Set the scale (len(env_ids), 1, 3) relative to the authored size (a sphere evenly; a cylinder or cone
         with equal x and y). PyBullet rebuilds the body, keeping its pose, velocity, mass and surface."""
         properties.prop_set_scale(self._require("set_scale"), values, env_ids)
 
+    @_atomic
     def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
         """Keep a world-frame force and torque (len(env_ids), 1, 3) on the centre of mass at every physics step
         until set again (zeros stop it) or the environment is reset."""
@@ -192,6 +221,7 @@ class Prop:
         """Refresh the state buffers (called by the runtime after every step)."""
         data = self._require("update")
         data.batch.read(data.pose, data.lin_vel, data.ang_vel)
+        data.published.sync(data.published.held(("pose", "lin_vel", "ang_vel")))
 
     # -- runtime hooks (see simulo.sim.hooks.SceneMember) -----------------------------------------
     @property
@@ -216,6 +246,7 @@ class Prop:
 
     def runtime_detach(self) -> None:
         """Forget the engine batch (runtime hook: the simulation calls it when it closes)."""
+        self._closed = self._closed or self._data is not None
         self._data = None
 
     def __repr__(self) -> str:

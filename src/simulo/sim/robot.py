@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_real
+from simulo._checks import check_real, is_real
 from simulo.authoring.asset import Asset
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.authoring.pose import Pose
@@ -42,7 +42,14 @@ from simulo.sim.robot_data import RobotData, make_robot_data
 from simulo.sim.robot_internals import RobotInternals
 from simulo.sim.robot_state import RobotState
 from simulo.sim.sensors.base import Sensor
-from simulo.sim.tensors import Tensors, index_array, unit_poses
+from simulo.sim.tensors import MAX_MAGNITUDE, Tensors, atomic, index_array, unit_poses
+
+
+def _tensors_of(robot: Robot) -> Tensors | None:
+    return robot._rt.tensors if robot._rt is not None else None
+
+
+_atomic = atomic(_tensors_of)
 
 
 class Robot:
@@ -83,14 +90,18 @@ class Robot:
             raise AssetError(f"Robot.asset must be a simulo.Asset, got {type(asset).__name__}: {asset!r}")
         if initial_pose is not None and not isinstance(initial_pose, Pose):
             raise SimuloValueError(f"Robot.initial_pose must be a simulo.Pose, got {initial_pose!r}")
-        if not isinstance(mass_scale, (int, float)) or not mass_scale > 0 or mass_scale == float("inf"):
-            raise SimuloValueError(f"Robot.mass_scale must be a finite number > 0, got {mass_scale!r}")
-        try:
-            scale_t = (float(scale),) * 3 if isinstance(scale, (int, float)) else tuple(float(s) for s in scale)
-        except (TypeError, ValueError) as exc:
-            raise SimuloValueError(f"Robot.scale must be three finite factors > 0, got {scale!r}") from exc
-        if len(scale_t) != 3 or not all(0 < s < float("inf") for s in scale_t):
+        if check_real(mass_scale, "Robot.mass_scale", 0, low_open=True) > MAX_MAGNITUDE:
+            raise SimuloValueError(f"Robot.mass_scale must be a finite number > 0 and <= {MAX_MAGNITUDE:g}, "
+                                   f"got {mass_scale!r}")
+        for flag, value in (("collision_enabled", collision_enabled), ("visual_only", visual_only),
+                            ("disable_gravity", disable_gravity)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise SimuloValueError(f"Robot.{flag} must be True or False, got {value!r}")
+        factors = (scale,) * 3 if is_real(scale) else scale.tolist() if isinstance(scale, np.ndarray) else scale
+        if (not isinstance(factors, (tuple, list)) or len(factors) != 3
+                or not all(is_real(s, 0, MAX_MAGNITUDE, low_open=True) for s in factors)):
             raise SimuloValueError(f"Robot.scale must be three finite factors > 0, got {scale!r}")
+        scale_t = tuple(float(s) for s in factors)
         if len(set(scale_t)) != 1:
             raise SimuloValueError(f"Robot.scale {scale!r} is not uniform; engines scale models uniformly only "
                                    "(give three equal factors)")
@@ -116,6 +127,8 @@ class Robot:
         #: the robot's data while a simulation has it attached (None before and after)
         self._rt: RobotData | None = None
         self._internals: RobotInternals | None = None
+        #: whether a simulation attached the robot and has been closed since
+        self._closed = False
 
     # -- identity ----------------------------------------------------------------------------------
     @property
@@ -129,6 +142,10 @@ class Robot:
         return self._path
 
     def _rt_or_raise(self, member: str) -> RobotData:
+        if self._rt is None and self._closed:
+            raise NotAttachedError(f"Robot.{member} is not available until the simulation has attached the robot: "
+                                   f"the simulation of robot {self._name!r} was closed (build a new "
+                                   "simulo.Simulation(scene) to use it again)")
         if self._rt is None:
             raise NotAttachedError(f"Robot.{member} is not available until the simulation has attached the robot "
                                    "(from on_start onward / after simulo.Simulation(scene) is built)")
@@ -242,14 +259,23 @@ class Robot:
         return list(self._rt_or_raise("get_body_names").body_names)
 
     def find_joints(self, name_pattern: str) -> list[int]:
-        """Indices of the joints whose names equal ``name_pattern`` or fully match it as a regex."""
-        return match_names(name_pattern, self._rt_or_raise("find_joints").joint_names, "joint")
+        """Indices of the joints whose names equal ``name_pattern`` or fully match it as a regex.
+
+        Raises:
+            NameNotFoundError: Nothing matches, or one ``|`` alternative of the pattern matches no joint.
+        """
+        return match_names(name_pattern, self._rt_or_raise("find_joints").joint_names, "joint", every_branch=True)
 
     def find_bodies(self, name_pattern: str) -> list[int]:
-        """Indices of the bodies whose names equal ``name_pattern`` or fully match it as a regex."""
-        return match_names(name_pattern, self._rt_or_raise("find_bodies").body_names, "body")
+        """Indices of the bodies whose names equal ``name_pattern`` or fully match it as a regex.
+
+        Raises:
+            NameNotFoundError: Nothing matches, or one ``|`` alternative of the pattern matches no body.
+        """
+        return match_names(name_pattern, self._rt_or_raise("find_bodies").body_names, "body", every_branch=True)
 
     # -- dynamics queries ------------------------------------------------------------------------------
+    @_atomic
     def get_jacobians(self, body_indices: list[int] | None = None) -> Any:
         """Jacobians (num_envs, num_bodies, 6, num_joints) of the bodies' frame origins, world axes.
 
@@ -260,12 +286,14 @@ class Robot:
         bodies = index_array(data.tensors, body_indices, len(data.body_names), "body_indices", "body")
         return data.tensors.out(data.batch.jacobians(bodies.tolist(), data.q))
 
+    @_atomic
     def get_mass_matrix(self, joint_ids: list[int] | None = None) -> Any:
         """Joint-space mass matrix (num_envs, n, n) for the given joints (all by default)."""
         data = self._rt_or_raise("get_mass_matrix")
         cols = data.joint_cols(joint_ids)
         return data.tensors.out(data.batch.mass_matrices(data.q)[:, cols][:, :, cols])
 
+    @_atomic
     def get_gravity_compensation(self, joint_ids: list[int] | None = None) -> Any:
         """Joint efforts that cancel gravity at the current positions (num_envs, n)."""
         data = self._rt_or_raise("get_gravity_compensation")
@@ -309,6 +337,7 @@ class Robot:
         return data.tensors.out(np.concatenate([data.lin_vel, data.ang_vel], axis=1))
 
     # -- teleports -------------------------------------------------------------------------------------
+    @_atomic
     def set_joint_state(self, positions: Any, velocities: Any = None, env_ids: Any = None) -> None:
         """Write joint positions (and velocities, zero if not given) directly: a teleport, not control.
 
@@ -325,7 +354,9 @@ class Robot:
         data.batch.write_joints(ids, q, qd)
         data.q[ids] = q
         data.qd[ids] = qd
+        data.publish_held()
 
+    @_atomic
     def set_root_pose(self, pose: Any, env_ids: Any = None) -> None:
         """Teleport the base to world-frame poses (len(env_ids), 7); quaternions are normalised.
 
@@ -336,9 +367,11 @@ class Robot:
         ids = data.tensors.env_ids(env_ids, data.num_envs)
         poses = unit_poses(data.tensors.floats(pose, (len(ids), 7), "pose"))
         data.batch.write_base_pose(ids, poses)
-        data.batch.read_base(data.pose, data.lin_vel, data.ang_vel, ids.tolist())
+        data.refresh_base(ids.tolist())
         data.refresh_joints()
+        data.publish_held()
 
+    @_atomic
     def set_root_velocity(self, velocity: Any, env_ids: Any = None) -> None:
         """Set base velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6), world frame."""
         data = self._rt_or_raise("set_root_velocity")
@@ -347,7 +380,8 @@ class Robot:
         if data.fixed_base and np.any(vel):
             raise SimuloValueError(f"robot {self._name!r} has a fixed base; its root velocity must stay zero")
         data.batch.write_base_velocity(ids, vel)
-        data.batch.read_base(data.pose, data.lin_vel, data.ang_vel, ids.tolist())
+        data.refresh_base(ids.tolist())
+        data.publish_held()
 
     # -- targets -----------------------------------------------------------------------------------------
     def _targets(self, member: str, values: Any, joint_ids: Any, env_ids: Any, name: str
@@ -361,16 +395,19 @@ class Robot:
         data.commands_changed = True
         return data, block, vals
 
+    @_atomic
     def set_joint_position_target(self, positions: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
         """Set position targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
         data, block, vals = self._targets("set_joint_position_target", positions, joint_ids, env_ids, "positions")
         data.pos_t[block] = vals
 
+    @_atomic
     def set_joint_velocity_target(self, velocities: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
         """Set velocity targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
         data, block, vals = self._targets("set_joint_velocity_target", velocities, joint_ids, env_ids, "velocities")
         data.vel_t[block] = vals
 
+    @_atomic
     def set_joint_effort_target(self, efforts: Any, joint_ids: Any = None) -> None:
         """Set effort targets (num_envs, len(joint_ids)) in N·m or N for every environment.
 
@@ -393,30 +430,37 @@ class Robot:
             data.batch.set_body_friction(b, float(friction))
 
     # -- per-copy properties (RobotPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) ------
+    @_atomic
     def set_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set body masses (len(env_ids), num_bodies) in kg."""
         properties.robot_set_mass(self._rt_or_raise("set_mass"), values, env_ids)
 
+    @_atomic
     def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set body centres of mass (len(env_ids), num_bodies, 3); the PyBullet engine refuses."""
         properties.robot_set_center_of_mass(self._rt_or_raise("set_center_of_mass"), values, env_ids)
 
+    @_atomic
     def set_friction(self, values: Any, env_ids: Any = None) -> None:
         """Set each body's friction coefficient (len(env_ids), num_bodies): one contact shape per body."""
         properties.robot_set_surface(self._rt_or_raise("set_friction"), values, env_ids, "friction")
 
+    @_atomic
     def set_restitution(self, values: Any, env_ids: Any = None) -> None:
         """Set each body's restitution 0..1 (len(env_ids), num_bodies)."""
         properties.robot_set_surface(self._rt_or_raise("set_restitution"), values, env_ids, "restitution")
 
+    @_atomic
     def set_joint_gains(self, stiffness: Any, damping: Any, env_ids: Any = None) -> None:
         """Set PD stiffness and damping (len(env_ids), num_joints) of PD-driven (ActuatorGainsConfig) joints."""
         properties.robot_set_joint_gains(self._rt_or_raise("set_joint_gains"), stiffness, damping, env_ids)
 
+    @_atomic
     def set_joint_armature(self, values: Any, env_ids: Any = None) -> None:
         """Set joint armature (len(env_ids), num_joints); the PyBullet engine refuses."""
         properties.robot_set_joint_armature(self._rt_or_raise("set_joint_armature"), values, env_ids)
 
+    @_atomic
     def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
         """Keep world-frame forces and torques (len(env_ids), num_bodies, 3) on the bodies' centres of mass at
         every physics step until set again (zeros stop them) or the environment is reset."""
@@ -424,6 +468,7 @@ class Robot:
         properties.robot_apply_external_force(data, data.external, forces, torques, env_ids)
 
     # -- reset ---------------------------------------------------------------------------------------------
+    @_atomic
     def reset(self, env_ids: Any = None) -> None:
         """Write the default pose and joint state and clear every target, for ``env_ids`` only."""
         data = self._rt_or_raise("reset")
@@ -436,18 +481,17 @@ class Robot:
         data.q[ids] = data.default_q[ids]
         data.qd[ids] = data.default_qd[ids]
         data.effort[ids] = 0.0
-        data.batch.read_base(data.pose, data.lin_vel, data.ang_vel, ids.tolist())
+        data.refresh_base(ids.tolist())
+        data.publish_held()
 
     def reset_to_default(self) -> None:
         """Reset every environment to the default state."""
         self.reset(None)
 
     def update(self, dt: float) -> None:
-        """Refresh the state buffers from the simulation (the runtime calls this after every step)."""
+        """Mark the state buffers stale after a step (the runtime calls this): the next read refreshes them."""
         data = self._rt_or_raise("update")
-        data.refresh_joints()
-        if not data.fixed_base:
-            data.batch.read_base(data.pose, data.lin_vel, data.ang_vel)
+        data.mark_stepped()
         for sensor, _ in self._sensors:
             sensor.update(dt)
 
@@ -497,7 +541,7 @@ class Robot:
         if self.visual_only:
             batch.scale_masses(0.0)
         batch.write_joints(range(data.num_envs), data.default_q, data.default_qd)
-        batch.read_base(data.pose, data.lin_vel, data.ang_vel)
+        data.refresh_base()
         data.refresh_joints()
         for item, attach_to in (*self._actuators, *self._sensors):
             item.runtime_bind(data, attach_to)
@@ -506,6 +550,7 @@ class Robot:
         """Forget the engine batch (runtime hook: the simulation calls it when it closes)."""
         if self._rt is not None:
             self._rt.attached = False
+            self._closed = True
         self._rt = None
 
     def __repr__(self) -> str:

@@ -5,7 +5,13 @@ Lab's ``ArticulationData``). Its attributes are the read API of sensors and actu
 the writes they may make. Apps use the robot's own members instead.
 
 Every (num_envs, num_joints) array uses the robot's joint order (:attr:`RobotData.joint_names`). Targets
-are NaN where unset. Buffers are float64 and refreshed in place, so views of them stay live.
+are NaN where unset.
+
+State buffers are read when they are read (Isaac Lab's timestamped buffers): a physics step only marks
+them stale, and the first read of ``q``, ``qd``, ``effort`` (joints) or ``pose``, ``lin_vel``, ``ang_vel``
+(base) after it refreshes that group in place from the engine. A step nobody reads costs no engine read.
+The buffers are the runtime's own; ``robot.state`` hands out objects a stray write cannot corrupt
+(:attr:`published`, :mod:`simulo.sim.published`), and those a caller holds are refreshed after every step.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from simulo.errors import NameNotFoundError, SimuloValueError
 from simulo.math.batched import quat_conjugate, quat_mul, quat_rotate_inverse
 from simulo.sim.names import match_names
 from simulo.sim.properties import ForceBuffer
+from simulo.sim.published import PublishedBuffers
 from simulo.sim.tensors import Tensors, index_array
 
 if TYPE_CHECKING:
@@ -28,6 +35,10 @@ if TYPE_CHECKING:
 
 #: Largest number of distinct ``joint_ids`` lists a robot remembers as validated.
 _COLS_CACHE_SIZE = 64
+
+_JOINTS = frozenset(("q", "qd", "effort"))
+_BASE = frozenset(("pose", "lin_vel", "ang_vel"))
+_MEMBERS = ("pose", "lin_vel", "ang_vel", "q", "qd", "effort")
 
 _PASSIVE = int(ControlMode.PASSIVE)
 _TORQUE = int(ControlMode.TORQUE)
@@ -75,13 +86,20 @@ class RobotData:
         self.default_qd = default_qd
         self.effort_limit = effort_limit
         self.drives = list(drives)
-        dtype = tensors.state_dtype  # the live buffers the state members share
-        self.pose = default_pose.astype(dtype)
-        self.lin_vel = np.zeros((n, 3), dtype)
-        self.ang_vel = np.zeros((n, 3), dtype)
-        self.q = np.zeros((n, j), dtype)
-        self.qd = np.zeros((n, j), dtype)
-        self.effort = np.zeros((n, j), dtype)
+        dtype = tensors.state_dtype  # the live buffers the state members view
+        self._pose = default_pose.astype(dtype)
+        self._lin_vel = np.zeros((n, 3), dtype)
+        self._ang_vel = np.zeros((n, 3), dtype)
+        self._q = np.zeros((n, j), dtype)
+        self._qd = np.zeros((n, j), dtype)
+        self._effort = np.zeros((n, j), dtype)
+        #: whether the engine stepped since the joint / base buffers were last read (see the module docstring)
+        self.joints_stale = False
+        self.base_stale = False
+        #: what ``robot.state`` hands out for the six buffers (see :mod:`simulo.sim.published`)
+        self.published = PublishedBuffers(tensors, {
+            "pose": self._pose, "lin_vel": self._lin_vel, "ang_vel": self._ang_vel, "q": self._q, "qd": self._qd,
+            "effort": self._effort})
         self.pos_t = np.full((n, j), np.nan)
         self.vel_t = np.full((n, j), np.nan)
         self.eff_t = np.full((n, j), np.nan)
@@ -103,6 +121,74 @@ class RobotData:
         self.external = ForceBuffer(n, len(self.body_names))
         #: validated ``joint_ids`` lists (as tuples of ints) -> their column arrays (read-only)
         self.cols_cache: dict[tuple[int, ...], np.ndarray] = {}
+
+    # -- state buffers, refreshed on first read after a step ------------------------------------------
+    @property
+    def pose(self) -> np.ndarray:
+        """Root pose (num_envs, 7), current."""
+        if self.base_stale:
+            self.refresh_base()
+        return self._pose
+
+    @property
+    def lin_vel(self) -> np.ndarray:
+        """Root linear velocity (num_envs, 3), current."""
+        if self.base_stale:
+            self.refresh_base()
+        return self._lin_vel
+
+    @property
+    def ang_vel(self) -> np.ndarray:
+        """Root angular velocity (num_envs, 3), current."""
+        if self.base_stale:
+            self.refresh_base()
+        return self._ang_vel
+
+    @property
+    def q(self) -> np.ndarray:
+        """Joint positions (num_envs, num_joints), current."""
+        if self.joints_stale:
+            self.refresh_joints()
+        return self._q
+
+    @property
+    def qd(self) -> np.ndarray:
+        """Joint velocities (num_envs, num_joints), current."""
+        if self.joints_stale:
+            self.refresh_joints()
+        return self._qd
+
+    @property
+    def effort(self) -> np.ndarray:
+        """Efforts applied in the last step (num_envs, num_joints), current."""
+        if self.joints_stale:
+            self.refresh_joints()
+        return self._effort
+
+    def mark_stepped(self) -> None:
+        """Note that the engine stepped: the next read refreshes the buffers (a fixed base never moves)."""
+        self.joints_stale = True
+        self.base_stale = not self.fixed_base
+        self.publish_held()
+
+    def member(self, name: str) -> Any:
+        """The current value of state buffer ``name`` as ``robot.state`` hands it out (see ``published``)."""
+        if self.joints_stale and name in _JOINTS:
+            self.refresh_joints()
+        elif self.base_stale and name in _BASE:
+            self.refresh_base()
+        return self.published.get(name)
+
+    def publish_held(self) -> None:
+        """Bring the state objects callers still hold up to date now (after a step or a teleport)."""
+        held = self.published.held(_MEMBERS)
+        if not held:
+            return
+        if self.joints_stale and not _BASE.issuperset(held):
+            self.refresh_joints()
+        if self.base_stale and not _JOINTS.issuperset(held):
+            self.refresh_base()
+        self.published.sync(held)
 
     @property
     def num_envs(self) -> int:
@@ -200,9 +286,18 @@ class RobotData:
     # -- runtime ------------------------------------------------------------------------------------
     def refresh_joints(self) -> None:
         """Read joint state from the engine; explicit torques and passive zeros go into ``effort``."""
-        self.batch.read_joints(self.q, self.qd, self.effort)
-        np.copyto(self.effort, self.torque, where=self.mode == _TORQUE)
-        np.copyto(self.effort, 0.0, where=self.mode == _PASSIVE)
+        self.joints_stale = False
+        self.batch.read_joints(self._q, self._qd, self._effort)
+        np.copyto(self._effort, self.torque, where=self.mode == _TORQUE)
+        np.copyto(self._effort, 0.0, where=self.mode == _PASSIVE)
+
+    def refresh_base(self, env_ids: Sequence[int] | None = None) -> None:
+        """Read the root pose and velocities from the engine: of ``env_ids`` (all when stale or ``None``)."""
+        if self.base_stale or env_ids is None:
+            self.base_stale = False
+            self.batch.read_base(self._pose, self._lin_vel, self._ang_vel)
+        else:
+            self.batch.read_base(self._pose, self._lin_vel, self._ang_vel, env_ids)
 
     def clear_targets(self, env_ids: np.ndarray) -> None:
         """Forget every target and motor-force override of ``env_ids``."""
@@ -224,6 +319,8 @@ class RobotData:
         """
         if not (self.commands_changed or self.torque_active or force):
             return False
+        if self.joints_stale:  # efforts of the last step are read with its modes, before drives change them
+            self.refresh_joints()
         pos_set = self.pos_t == self.pos_t  # False where NaN (no target)
         vel_set = self.vel_t == self.vel_t
         eff_set = self.eff_t == self.eff_t

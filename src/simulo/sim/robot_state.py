@@ -1,4 +1,21 @@
-"""``robot.state``: the live state members of a :class:`~simulo.sim.robot.Robot`."""
+"""``robot.state``: the live state members of a :class:`~simulo.sim.robot.Robot`.
+
+``pose``, ``linear_velocity``, ``angular_velocity``, ``joint_positions``, ``joint_velocities`` and
+``joint_efforts`` each return the same object on every read (``state.pose is state.pose``), with current
+values after a step or a teleport; one held across steps stays current (a live buffer).
+
+* numpy: a read-only view of the robot's own buffer. Writing into it raises numpy's ``ValueError:
+  assignment destination is read-only``, so it cannot change what the simulation reports or does.
+* torch (no read-only tensors): a tensor over a mirror of the buffer, rewritten from the runtime's buffer on
+  every read, step and teleport; a stray write into it never reaches the simulation.
+
+Use ``set_joint_state`` / ``set_root_pose`` to change the state, and ``.copy()`` / ``.clone()`` for an
+array of your own. Cost: a step refreshes nothing that nobody holds or reads; the first read after a step
+refreshes the member's group (joints or base) from the engine (:mod:`simulo.sim.robot_data`,
+:mod:`simulo.sim.published`).
+
+The two base-frame members are computed on each read (a new array either way).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +27,7 @@ from simulo.sim.robot_data import RobotData
 
 
 class RobotState:
-    """``robot.state``: the eight live state members. The accessor itself is always available.
+    """``robot.state``: six live buffers and two base-frame reads. The accessor itself is always available.
 
     Args:
         require: The robot's data for a member name; raises ``NotAttachedError`` naming the member.
@@ -21,21 +38,21 @@ class RobotState:
 
     @property
     def pose(self) -> Any:
-        """Base pose in the world frame (num_envs, 7): ``[x, y, z, qw, qx, qy, qz]``. Live buffer."""
+        """Base pose in the world frame (num_envs, 7): ``[x, y, z, qw, qx, qy, qz]``. Read-only live view."""
         data = self._require("state.pose")
-        return data.tensors.out(data.pose)
+        return data.member("pose")
 
     @property
     def linear_velocity(self) -> Any:
-        """Base linear velocity in the world frame (num_envs, 3), m/s. Live buffer."""
+        """Base linear velocity in the world frame (num_envs, 3), m/s. Read-only live view."""
         data = self._require("state.linear_velocity")
-        return data.tensors.out(data.lin_vel)
+        return data.member("lin_vel")
 
     @property
     def angular_velocity(self) -> Any:
-        """Base angular velocity in the world frame (num_envs, 3), rad/s. Live buffer."""
+        """Base angular velocity in the world frame (num_envs, 3), rad/s. Read-only live view."""
         data = self._require("state.angular_velocity")
-        return data.tensors.out(data.ang_vel)
+        return data.member("ang_vel")
 
     @property
     def linear_velocity_in_base_frame(self) -> Any:
@@ -51,18 +68,18 @@ class RobotState:
 
     @property
     def joint_positions(self) -> Any:
-        """Joint positions (num_envs, num_joints), rad or m. Live buffer."""
+        """Joint positions (num_envs, num_joints), rad or m. Read-only live view."""
         data = self._require("state.joint_positions")
-        return data.tensors.out(data.q)
+        return data.member("q")
 
     @property
     def joint_velocities(self) -> Any:
-        """Joint velocities (num_envs, num_joints), rad/s or m/s. Live buffer."""
+        """Joint velocities (num_envs, num_joints), rad/s or m/s. Read-only live view."""
         data = self._require("state.joint_velocities")
-        return data.tensors.out(data.qd)
+        return data.member("qd")
 
     @property
     def joint_efforts(self) -> Any:
-        """Efforts the drives applied in the last step (num_envs, num_joints), N·m or N. Live buffer."""
+        """Efforts the drives applied in the last step (num_envs, num_joints), N·m or N. Read-only live view."""
         data = self._require("state.joint_efforts")
-        return data.tensors.out(data.effort)
+        return data.member("effort")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from simulo._checks import check_int
+from simulo._checks import check_num_envs
 from simulo.authoring.pose import Pose, Transform
 from simulo.authoring.world import LightConfig, TerrainConfig
 from simulo.errors import NotAttachedError, SceneError
@@ -122,11 +122,13 @@ class Scene:
         """Check ``num_envs`` and ``env_spacing`` (runtime hook: the simulation calls it after an override).
 
         Raises:
-            SceneError: ``num_envs`` is not an integer >= 1 or ``env_spacing`` not a finite number >= 0.
+            SceneError: ``num_envs`` is not an integer >= 1 or more than the memory holds (about 2 MiB per
+                environment, see ``docs/limits.md``), or ``env_spacing`` is not a finite number >= 0.
         """
-        check_int(self.num_envs, "num_envs", 1, error=SceneError)
-        if not isinstance(self.env_spacing, (int, float)) or not 0 <= self.env_spacing < float("inf"):
-            raise SceneError(f"env_spacing must be a finite number >= 0 m, got {self.env_spacing!r}")
+        check_num_envs(self.num_envs, "num_envs", error=SceneError)
+        if (isinstance(self.env_spacing, bool) or not isinstance(self.env_spacing, (int, float))
+                or not 0 <= self.env_spacing <= 1e6):
+            raise SceneError(f"env_spacing must be a finite number >= 0 m, at most 1e6, got {self.env_spacing!r}")
 
     @property
     def root(self) -> str:
@@ -158,6 +160,8 @@ class Scene:
         """
         if self._simulation is not None:
             raise SceneError("the scene is already simulated; add items before building simulo.Simulation(scene)")
+        if not isinstance(per_environment, bool):
+            raise SceneError(f"per_environment must be True or False, got {per_environment!r}")
         kind = _kind(item)
         name = _own_name(item)
         given = at

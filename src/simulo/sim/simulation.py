@@ -21,18 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_int, is_int, is_real
+from simulo._checks import check_int, check_num_envs, is_int, is_real
 from simulo.authoring.pose import Pose
 from simulo.authoring.world import GroundPlane, RoughTerrain
 from simulo.engine.registry import create_engine, default_engine, engine_factory
-from simulo.errors import SceneError, SimuloValueError
+from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import pose_mul
 from simulo.sim.geometry import engine_geometry, surface_of
 from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
 from simulo.sim.scene import Scene
 from simulo.sim.sensors.attach import attach_sensors, detach_sensors, has_cameras
-from simulo.sim.tensors import Tensors
+from simulo.sim.tensors import Tensors, atomic
 from simulo.sim.variants import VariantBatch, VariantProp
 
 
@@ -92,6 +92,11 @@ class Simulation:
             raise SceneError(f"Simulation needs a simulo.Scene, got {scene!r}")
         if scene.runtime_simulation is not None:
             raise SceneError("this scene is already attached to a Simulation; close that one first")
+        if num_envs is not None:  # bounded by memory before anything is built
+            check_num_envs(num_envs, "num_envs", error=SceneError)
+        for flag, value in (("use_torch", use_torch), ("visuals", visuals)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise SimuloValueError(f"Simulation {flag} must be True or False, got {value!r}")
         if not is_real(dt, 0, low_open=True):
             raise SimuloValueError(f"dt must be a finite number of seconds > 0, got {dt!r}")
         given: tuple[Any, ...] = (tuple(gravity) if hasattr(gravity, "__iter__") and not isinstance(gravity, str)
@@ -134,6 +139,7 @@ class Simulation:
         self.num_envs = scene.num_envs
         self.tensors = Tensors(use_torch)
         self.step_count = 0
+        self._closed = False
         self.engine_name = engine
         self._engine = create_engine(engine, self.num_envs, self.dt, given, per_world, solver_iterations)
         self._origins = grid_origins(total, float(scene.env_spacing))[first:first + self.num_envs].copy()
@@ -224,6 +230,12 @@ class Simulation:
         prop.runtime_attach_variants(VariantBatch(batches, prop.initial_variants(self.num_envs)), self.tensors,
                                      poses)
 
+    def _open(self, member: str) -> None:
+        if self._closed:
+            raise NotAttachedError(f"Simulation.{member}: this simulation is closed (build a new "
+                                   "simulo.Simulation(scene) to simulate the scene again)")
+
+    @atomic(lambda sim: sim.tensors)
     def set_gravity(self, values: Any, env_ids: Any = None) -> None:
         """Set world-frame gravity (len(env_ids), 3) in m/s² for ``env_ids`` (all by default); the engine may
         keep one gravity per world (PyBullet: ``envs_per_world=1`` gives every environment its own).
@@ -231,6 +243,7 @@ class Simulation:
         Raises:
             ShapeError, NonFiniteError: Bad values. SimuloValueError: Two gravities asked for in one world.
         """
+        self._open("set_gravity")
         ids = self.tensors.env_ids(env_ids, self.num_envs)
         gravity = self.tensors.floats(values, (len(ids), 3), "gravity")
         self._engine.set_gravity(ids, gravity)
@@ -238,6 +251,7 @@ class Simulation:
     @property
     def gravity(self) -> Any:
         """Gravity of every environment (num_envs, 3) in m/s²; a copy."""
+        self._open("gravity")
         return self.tensors.out(self._engine.gravity())
 
     def _color(self, shape: Any) -> tuple[float, float, float] | None:
@@ -246,6 +260,11 @@ class Simulation:
         return shape.color
 
     def _build_robot(self, robot: Robot, path: str, per_env: bool) -> None:
+        floating = [j.name for j in robot.asset.model.joints if j.type == "floating"]
+        if floating:  # an engine would load it as a fixed joint: refused rather than silently bolted
+            raise SceneError(f"robot {path!r}: joints {floating} are floating; simulo-local drives revolute, "
+                             "continuous, prismatic and fixed joints (a free root is "
+                             "ArticulationConfig(fix_root_link=False), not a floating joint)")
         asset = robot.asset.with_collision_visuals() if self.visuals else robot.asset
         local = robot.initial_pose
         if local.is_identity and asset.spawn_pose is not None:
@@ -274,6 +293,7 @@ class Simulation:
     @property
     def worlds(self) -> int:
         """Number of engine worlds (PyBullet clients) the environments are split over."""
+        self._open("worlds")
         return self._engine.num_worlds
 
     def render(self, env: int = 0, width: int = 320, height: int = 240,
@@ -283,6 +303,9 @@ class Simulation:
         Returns RGB (height, width, 3) uint8 from the engine's CPU renderer. Build the simulation with
         ``visuals=True`` so that robots have something to draw.
         """
+        self._open("render")
+        if not is_int(env):
+            raise SimuloValueError(f"render env must be an environment index, got {env!r}")
         ids = self.tensors.env_ids([env], self.num_envs)
         for name, size in (("width", width), ("height", height)):
             if not is_int(size, 8, 4096):
@@ -303,6 +326,7 @@ class Simulation:
 
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""
+        self._open("step")
         check_int(n, "step count", 0)
         for _ in range(n):
             self.scene.flush_pending_commands()
@@ -315,10 +339,14 @@ class Simulation:
 
     def reset(self) -> None:
         """Reset every robot and prop to its default state (sim time keeps running)."""
+        self._open("reset")
         self.scene.reset()
 
     def close(self) -> None:
-        """Disconnect the engine and detach the scene's robots and props."""
+        """Disconnect the engine and detach the scene's robots and props; a second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
         for robot in self._robots:
             robot.runtime_detach()
         for prop in self._props:

@@ -7,18 +7,30 @@ state buffers are float32 numpy arrays that the tensors share (zero copy), so li
 and every other output is converted to float32. Once a caller of a numpy simulation hands in a torch
 tensor, outputs become torch tensors sharing the float64 buffers. torch is imported only when a torch
 tensor is seen or asked for.
+
+A refused call changes nothing, the tensor library included: public methods that take tensors are wrapped
+in :func:`atomic`, which puts the converter back as it was when the call raises. Finite inputs beyond
+:data:`MAX_MAGNITUDE` are refused, since the engine's float math would overflow to NaN with them.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
 from simulo.errors import EnvIdError, NonFiniteError, ShapeError, SimuloValueError
 from simulo.math.batched import normalize_quat
+
+#: Largest magnitude a float input may have (metres, radians, kilograms, newtons, seconds, ...). 1e300 is
+#: finite, but a quaternion norm or a velocity squared overflows to inf, and the engine stores NaN poses.
+#: 1e12 leaves squares (1e24) and products far from float64's 1.8e308 and is beyond any physical input.
+MAX_MAGNITUDE = 1e12
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
 def is_torch(value: Any) -> bool:
@@ -62,6 +74,14 @@ class Tensors:
 
             self._torch = torch
 
+    def snapshot(self) -> Any:
+        """The library outputs are in now (``None``: numpy), for :meth:`restore` after a refused call."""
+        return self._torch
+
+    def restore(self, snapshot: Any) -> None:
+        """Put the output library back to a :meth:`snapshot` (a refused call must not switch it)."""
+        self._torch = snapshot
+
     def seen(self, value: Any) -> None:
         """Note an input; a torch tensor switches outputs to torch."""
         if self._torch is None and is_torch(value):
@@ -94,11 +114,44 @@ class Tensors:
         if finite and not np.isfinite(out).all():
             bad = np.argwhere(~np.isfinite(out))[0].tolist()
             raise NonFiniteError(f"{name} contains a non-finite value {out[tuple(bad)]} at index {bad}")
+        huge = np.isfinite(out) & (np.abs(out) > MAX_MAGNITUDE)
+        if huge.any():
+            bad = np.argwhere(huge)[0].tolist()
+            raise SimuloValueError(f"{name} contains {out[tuple(bad)]!r} at index {bad}; values beyond "
+                                   f"±{MAX_MAGNITUDE:g} would overflow the engine's arithmetic")
         return out
 
     def env_ids(self, value: Any, num_envs: int) -> np.ndarray:
         """Validate environment indices: any subset, any order, no repeats. ``None`` means all."""
         return index_array(self, value, num_envs, "env_ids", "environment")
+
+
+def atomic(tensors_of: Callable[[Any], Tensors | None]) -> Callable[[_Method], _Method]:
+    """Decorate a public method so that, when it raises, the output library is what it was before the call.
+
+    Args:
+        tensors_of: The converter of the method's object (``None`` while it has none, e.g. detached).
+    """
+    def decorate(method: _Method) -> _Method:
+        @functools.wraps(method)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            tensors = tensors_of(self)
+            before = tensors.snapshot() if tensors is not None else None
+            try:
+                return method(self, *args, **kwargs)
+            except BaseException:
+                if tensors is not None:
+                    tensors.restore(before)
+                raise
+        return wrapper  # type: ignore[return-value]
+    return decorate
+
+
+def readonly(buffer: np.ndarray) -> np.ndarray:
+    """A read-only view of ``buffer``: it shows every in-place change of the buffer and refuses writes."""
+    view = buffer.view()
+    view.flags.writeable = False
+    return view
 
 
 def plural(noun: str) -> str:

@@ -285,7 +285,7 @@ CASES: list[tuple[str, Callable[[World], Any], type[Exception], str]] = [
     ("scene_fractional_envs", lambda w: simulo.Scene(num_envs=2.5),
      E.SceneError, r"num_envs must be an integer >= 1, got 2\.5"),
     ("scene_negative_spacing", lambda w: simulo.Scene(env_spacing=-1.0),
-     E.SceneError, r"env_spacing must be a finite number >= 0 m, got -1\.0"),
+     E.SceneError, r"env_spacing must be a finite number >= 0 m, at most 1e6, got -1\.0"),
     # simulations
     ("sim_zero_dt", lambda w: simulo.Simulation(w.free_scene, dt=0.0),
      E.SimuloValueError, r"dt must be a finite number of seconds > 0, got 0\.0"),
