@@ -1,4 +1,4 @@
-"""Setup of the trainer tests: skip without torch; make the toy environments importable.
+"""Setup of the trainer tests: skip without torch or skrl; make the toy environments importable.
 
 The suite runs with ``--import-mode=importlib``, so sibling helper modules are not on ``sys.path``;
 ``rl_toy_envs`` is registered here (conftest files load before the test modules of their folder).
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("torch")
+pytest.importorskip("skrl")
 
 if "rl_toy_envs" not in sys.modules:
     _spec = importlib.util.spec_from_file_location("rl_toy_envs", Path(__file__).with_name("rl_toy_envs.py"))
