@@ -233,6 +233,7 @@ def test_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
         simulo.evaluate(Slider(), still, success=lasted, **kwargs)
 
 
+@pytest.mark.slow
 def test_trained_checkpoint_as_policy(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     env = simulo.LearningEnv(Slider(), num_envs=4, seed=0)
