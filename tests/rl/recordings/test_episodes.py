@@ -11,7 +11,7 @@ from recording_tasks import CubeCartpole
 
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.recordings import schemas
-from simulo.rl.recordings.episodes import random_actions, record_episode
+from simulo.rl.recordings.episodes import random_actions, record_episode, record_episodes
 
 mcap_reader = pytest.importorskip("mcap.reader")
 imageio = pytest.importorskip("imageio")
@@ -59,3 +59,17 @@ def test_max_steps_cuts_a_long_episode_and_video_can_be_left_out(tmp_path: Path)
         env.close()
     assert files == [tmp_path / "preview-0001.mcap"]
     assert _topics(files[0])[schemas.STEP_TOPIC] == 3
+
+
+def test_several_episodes_replay_side_by_side_one_file_each(tmp_path: Path) -> None:
+    env = LocalEnv(CubeCartpole(), num_envs=2)
+    try:
+        steps_before = env.step_count
+        files = record_episodes(env, lambda obs: np.zeros((2, 1)), [("episode-1", 1), ("episode-5", 5),
+                                                                     ("episode-9", 9)], tmp_path, video=False)
+        steps = env.step_count - steps_before
+    finally:
+        env.close()
+    assert files == {name: [tmp_path / f"{name}.mcap"] for name in ("episode-1", "episode-5", "episode-9")}
+    assert all(_topics(paths[0])[schemas.STEP_TOPIC] == 6 for paths in files.values())
+    assert steps == 10  # two waves (2 environments) of one 5-step episode each

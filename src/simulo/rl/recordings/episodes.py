@@ -1,14 +1,15 @@
-"""Record single episodes of environment 0 after the fact: an evaluation's failures, a preview's random moves.
+"""Record single episodes after the fact: an evaluation's failed episodes, a preview's random moves.
 
-:func:`record_episode` resets the environment (episode ``number`` starts from ``env.seeded_reset(0,
-number)``, the numbered start evaluations use), runs ``act`` until environment 0's episode ends and writes
-``<name>.mcap`` and ``<name>.mp4`` into ``folder``. With the policy's mean action the episode replays the
-one the evaluation judged: the same start, the same actions.
+:func:`record_episodes` replays numbered episodes side by side, one per environment (episode ``k`` starts
+from ``env.seeded_reset(slot, k)``, the numbered start evaluations use), runs ``act`` until each has
+ended and writes ``<name>.mcap`` and ``<name>.mp4`` for each into ``folder``. With the policy's mean
+action an episode replays the one the evaluation judged: the same start, the same actions. Up to
+``num_envs`` episodes cost one episode's worth of steps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,50 +24,73 @@ from simulo.rl.recordings.rollout import RolloutRecorder
 MAX_RECORDED_EPISODES = 10
 
 
-def episode_plan(folder: Path, name: str, step_dt: float, video: bool = True) -> RecordingPlan:
-    """The plan of one episode of environment 0: ``folder/<name>.mcap`` (and ``.mp4``), standard profile."""
+def episode_plan(folder: Path, name: str, env_id: int, step_dt: float, video: bool = True) -> RecordingPlan:
+    """The plan of one episode in environment ``env_id``: ``folder/<name>.mcap`` (and ``.mp4``), standard profile."""
     from simulo.interfaces.authoring.record import resolve_includes  # noqa: PLC0415 - simulo-interfaces
 
     mcap = folder / f"{name}.mcap"
     includes = resolve_includes(RecordConfig(include_video=video))
-    return RecordingPlan(mcap, mcap.with_suffix(".mp4") if video else None, None, (0,), 1,
+    return RecordingPlan(mcap, mcap.with_suffix(".mp4") if video else None, None, (env_id,), 1,
                          min(1.0 / step_dt, 120.0), includes)
 
 
-def record_episode(env: Any, act: Callable[[Any], Any], folder: Path, name: str, number: int | None = None,
-                   max_steps: int | None = None, video: bool = True) -> list[Path]:
-    """Run one episode of environment 0 with ``act`` (observations -> actions) and record it.
+def record_episodes(env: Any, act: Callable[[Any], Any], episodes: Sequence[tuple[str, int | None]], folder: Path,
+                    max_steps: int | None = None, video: bool = True) -> dict[str, list[Path]]:
+    """Run episodes with ``act`` (batched observations -> actions) and record each one.
 
     Args:
         env: A :class:`~simulo.rl.local_env.LocalEnv` (or a :class:`simulo.LearningEnv`).
-        act: The policy, batched.
+        act: The policy.
+        episodes: ``(name, number)`` pairs: the files' name without suffix (``episode-64``), and the numbered
+            start, or ``None`` for a plain reset.
         folder: Where the files go.
-        name: Their name, without suffix (``episode-64``).
-        number: Start environment 0 from episode ``number``'s numbered start, or from a plain reset.
-        max_steps: Stop after this many steps if the episode has not ended (default: its length limit + 1).
-        video: Also write the MP4.
+        max_steps: Stop an episode after this many steps if it has not ended (default: its length limit + 1).
+        video: Also write the MP4s.
 
     Returns:
-        The files: the MCAP, then the MP4.
+        Each name's files: the MCAP, then the MP4.
     """
-    plan = episode_plan(folder, name, float(env.dt), video)
-    recorder = RolloutRecorder(env, plan, scene_id=name)
+    files: dict[str, list[Path]] = {}
+    width = int(env.num_envs)
+    for first in range(0, len(episodes), width):
+        files.update(_wave(env, act, episodes[first:first + width], folder, max_steps, video))
+    return files
+
+
+def _wave(env: Any, act: Callable[[Any], Any], episodes: Sequence[tuple[str, int | None]], folder: Path,
+          max_steps: int | None, video: bool) -> dict[str, list[Path]]:
+    recorders = {slot: RolloutRecorder(env, episode_plan(folder, name, slot, float(env.dt), video), scene_id=name)
+                 for slot, (name, _) in enumerate(episodes)}
+    files: dict[str, list[Path]] = {}
     try:
         env.reset()
-        if number is not None:
-            env.seeded_reset(0, number)
+        for slot, (_, number) in enumerate(episodes):
+            if number is not None:
+                env.seeded_reset(slot, number)
         obs = env.observations()
-        recorder.begin()
+        for recorder in recorders.values():
+            recorder.begin()
         limit = int(env.max_episode_length) + 1 if max_steps is None else max_steps
         for _ in range(limit):
             actions = act(obs)
             obs, rewards, terminated, truncated, _ = env.step(actions)
-            recorder.step(actions, rewards, terminated, truncated)
-            if numpy_rows(terminated).reshape(-1)[0] or numpy_rows(truncated).reshape(-1)[0]:
+            ended = (numpy_rows(terminated).reshape(-1) > 0) | (numpy_rows(truncated).reshape(-1) > 0)
+            for slot, recorder in list(recorders.items()):
+                recorder.step(actions, rewards, terminated, truncated)
+                if ended[slot]:
+                    files[episodes[slot][0]] = recorders.pop(slot).close()
+            if not recorders:
                 break
     finally:
-        files = recorder.close()
+        for slot, recorder in recorders.items():
+            files[episodes[slot][0]] = recorder.close()
     return files
+
+
+def record_episode(env: Any, act: Callable[[Any], Any], folder: Path, name: str, number: int | None = None,
+                   max_steps: int | None = None, video: bool = True) -> list[Path]:
+    """:func:`record_episodes` for one episode, in environment 0; returns its files."""
+    return record_episodes(env, act, [(name, number)], folder, max_steps, video)[name]
 
 
 def random_actions(action_dim: int, num_envs: int, seed: int) -> Callable[[Any], np.ndarray]:

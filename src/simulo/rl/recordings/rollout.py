@@ -11,7 +11,8 @@ after the reset, :meth:`~RolloutRecorder.step` after every batched step with wha
 * ``/vizstream/foxglove/tf`` (every link as a Foxglove frame) with ``tf`` or ``per_link_tf``;
 * the scene's camera images with ``video``.
 
-The video shows environment 0: through the scene's first camera, else the engine's CPU renderer.
+The video shows the first recorded environment (``env_ids[0]``, environment 0 by default): through the
+scene's first camera, else the engine's CPU renderer.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class RolloutRecorder:
         self._sequence = {topic: 0 for topic in schemas.BY_TOPIC}
         self._view: tuple[list[float], list[float]] | None = None
         self._action_dim = int(getattr(env, "action_dim", 0))
+        self._film = plan.env_ids[0]
 
     def _time_ns(self) -> int:
         return round(self.steps * self.dt * 1e9)
@@ -93,7 +95,7 @@ class RolloutRecorder:
             for env in self.plan.env_ids:
                 self._event(env, "episode_start")
         if self.sim is not None and self.video is not None and not self.layout.cameras:
-            self._view = self.layout.camera_view(0)
+            self._view = self.layout.camera_view(self._film)
         self._frame(None, None)
 
     def step(self, actions: Any, rewards: Any, terminated: Any, truncated: Any) -> None:
@@ -160,9 +162,9 @@ class RolloutRecorder:
     def _video_frame(self) -> np.ndarray:
         assert self.sim is not None
         if self.layout.cameras:
-            return _pixels(self.layout.cameras[0].read_rgb())[0]
+            return _pixels(self.layout.cameras[0].read_rgb())[self._film]
         assert self._view is not None
-        return self.sim.render(0, *VIDEO_SIZE, eye=self._view[0], target=self._view[1])
+        return self.sim.render(self._film, *VIDEO_SIZE, eye=self._view[0], target=self._view[1])
 
     def _transforms(self, poses: Any, time_ns: int) -> Any:
         out = schemas.new(schemas.FOXGLOVE_FRAME_TRANSFORMS)
