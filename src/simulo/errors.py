@@ -73,6 +73,10 @@ class TaskError(SimuloError):
     """A task method failed or returned values that break the task contract."""
 
 
+class TaskNonFiniteError(TaskError, NonFiniteError):
+    """A task method returned NaN or infinity (a ``TaskError`` that the job's ``on_anomaly`` hears of)."""
+
+
 class JobError(SimuloError):
     """A job file, job definition or job parameter is invalid, or a job failed."""
 

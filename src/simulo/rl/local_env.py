@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from simulo._checks import check_int, check_num_envs, is_int
-from simulo.errors import SimuloValueError, TaskError
+from simulo.errors import NonFiniteError, SimuloValueError, TaskError, TaskNonFiniteError
 from simulo.rl.devices import env_device
 from simulo.rl.task import Task, bind_runtime, task_uses_torch
 from simulo.sim.scene import Scene
@@ -183,7 +183,7 @@ class LocalEnv(PolicyFrames):
         truncated = truncated | (time_out & ~terminated)
         # the SDK's "time limit" ending: the step counter reached max_episode_length - 1, no end condition true
         self._time_limit[:] = (self._episode_len >= self.max_episode_length - 1) & ~terminated
-        rewards = self._vector(self._call("get_rewards"), "get_rewards", float)
+        rewards = self._vector(self._call("get_rewards"), "get_rewards()", float)
         self._episode_return += rewards
         done = terminated | truncated
         info: dict[str, Any] = {"time_outs": self.tensors.out(truncated.copy())}
@@ -279,27 +279,68 @@ class LocalEnv(PolicyFrames):
             return self._task_hook(method)(*args)
         except (TaskError, NotImplementedError):
             raise
+        except NonFiniteError as exc:  # stays a NonFiniteError, so the job's on_anomaly hears of it
+            raise TaskNonFiniteError(f"{type(self.task).__name__}.{method}() failed at env step {self.step_count}: "
+                                     f"{type(exc).__name__}: {exc}") from exc
         except Exception as exc:
             raise TaskError(f"{type(self.task).__name__}.{method}() failed at env step {self.step_count}: "
                             f"{type(exc).__name__}: {exc}") from exc
 
     def _observations(self) -> Any:
         obs = self._call("get_observations")
-        arr = to_numpy(obs, "observations")
+        arr = self._task_array(obs, "get_observations()")
         expected = (self.num_envs, self.task.observation_dim)
         if arr.shape != expected:
             raise TaskError(f"{type(self.task).__name__}.get_observations() returned shape {tuple(arr.shape)} at env "
                             f"step {self.step_count}; observation_dim={self.task.observation_dim} means {expected}")
+        self._check_numbers(arr, "get_observations()")
         if is_torch(obs):
             return obs.float()
         return self.tensors.out(arr.astype(np.float32))
 
+    def _task_array(self, value: Any, method: str) -> np.ndarray:
+        """``value`` as a numpy array; a ``TaskError`` naming ``method`` and the step if it is none."""
+        try:
+            return to_numpy(value, method)
+        except SimuloValueError as exc:
+            raise TaskError(f"{type(self.task).__name__}.{method} returned {value!r} at env step {self.step_count}, "
+                            "not an array of numbers") from exc
+
+    def _check_numbers(self, arr: np.ndarray, method: str) -> None:
+        """Refuse a non-numeric dtype, then NaN and infinity (a ``TaskNonFiniteError``: ``on_anomaly`` hears)."""
+        name = type(self.task).__name__
+        if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+            raise TaskError(f"{name}.{method} returned dtype {arr.dtype} at env step {self.step_count}; expected "
+                            "real numbers")
+        if np.issubdtype(arr.dtype, np.floating) and not np.isfinite(arr).all():
+            bad = np.argwhere(~np.isfinite(arr))[0].tolist()
+            raise TaskNonFiniteError(f"{name}.{method} returned a non-finite value {arr[tuple(bad)]} at index {bad} "
+                                     f"at env step {self.step_count}")
+
     def _vector(self, value: Any, method: str, dtype: type) -> np.ndarray:
-        arr = to_numpy(value, method)
+        arr = self._task_array(value, method)
         if arr.shape != (self.num_envs,):
-            raise TaskError(f"{type(self.task).__name__}.{method}() returned shape {tuple(arr.shape)} at env step "
+            raise TaskError(f"{type(self.task).__name__}.{method} returned shape {tuple(arr.shape)} at env step "
                             f"{self.step_count}; expected ({self.num_envs},)")
+        if dtype is bool:
+            self._check_mask(arr, method)
+        else:
+            self._check_numbers(arr, method)
         return arr.astype(dtype)
+
+    def _check_mask(self, arr: np.ndarray, method: str) -> None:
+        """A done mask holds booleans, or integers 0 and 1: not strings, floats or NaN."""
+        name = type(self.task).__name__
+        if arr.dtype == bool:
+            return
+        if np.issubdtype(arr.dtype, np.integer):
+            bad = arr[(arr != 0) & (arr != 1)]
+            if bad.size:
+                raise TaskError(f"{name}.{method} returned a done mask with {bad[0].item()!r} at env step "
+                                f"{self.step_count}; a mask holds True/False (or 0/1)")
+            return
+        raise TaskError(f"{name}.{method} returned a done mask of dtype {arr.dtype} at env step {self.step_count}; "
+                        "a mask holds booleans (True/False)")
 
     def _dones(self) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         value = self._call("get_dones")
@@ -310,8 +351,8 @@ class LocalEnv(PolicyFrames):
         named: dict[str, np.ndarray] = {}
         if isinstance(term, dict):  # named end conditions; an empty dict: the task never terminates
             for key, mask in term.items():
-                named[str(key)] = self._vector(mask, f"get_dones()[{key!r}]", bool)
+                named[str(key)] = self._vector(mask, f"get_dones()[0][{key!r}]", bool)
             terminated = np.logical_or.reduce(list(named.values())) if named else np.zeros(self.num_envs, dtype=bool)
         else:
-            terminated = self._vector(term, "get_dones", bool)
-        return terminated, self._vector(trunc, "get_dones", bool), named
+            terminated = self._vector(term, "get_dones()[0] (terminated)", bool)
+        return terminated, self._vector(trunc, "get_dones()[1] (truncated)", bool), named
