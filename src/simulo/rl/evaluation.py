@@ -59,6 +59,8 @@ from simulo.rl import evaluation_report
 from simulo.rl.evaluation_report import Episode
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.preview import task_digest
+from simulo.rl.recordings.config import RECORDINGS_DIR
+from simulo.rl.recordings.episodes import record_failures
 from simulo.rl.task import Task, recording_checks
 from simulo.sim.tensors import is_torch, to_numpy
 
@@ -119,7 +121,8 @@ def evaluate(
         success: The success rule.
         seed: Seed of the numbered starts (episode ``k`` starts from ``(seed, k)``).
         device: Device of the environment and the policy (``"cuda"`` without CUDA falls back to the CPU).
-        run_dir: Folder to write ``episodes.csv`` into, or ``None`` for no file.
+        run_dir: Folder to write ``episodes.csv`` into, and recordings of up to 10 failed episodes into its
+            ``recordings/`` (``episode-<N>.mcap`` and ``.mp4``), or ``None`` for no file.
         compare: A second policy (a :class:`TestedPolicy` or a bare one) run on the same episodes, or ``None``.
 
     Returns:
@@ -145,6 +148,8 @@ def evaluate(
     try:
         runner = _Runner(env, task, success)
         records = runner.run(act, episodes)
+        if run_dir is not None:
+            record_failures(env, act, records, Path(run_dir) / RECORDINGS_DIR)
         compared_records = None if act_compared is None else runner.run(act_compared, episodes)
     finally:
         env.close()

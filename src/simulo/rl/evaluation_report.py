@@ -5,8 +5,9 @@ compared policy on the same episode numbers) and returns
 ``simulo.interfaces.platform.evaluation.EvaluationReport``. Its bounds are the SDK's: at most
 :data:`~simulo.interfaces.platform.evaluation.MAX_FAILURE_GROUPS` failure groups,
 :data:`~simulo.interfaces.platform.evaluation.MAX_LISTED_EPISODES` listed episodes,
-:data:`~simulo.interfaces.platform.evaluation.MAX_NEXT_LINES` NEXT lines. The local runtime records no
-episode, so ``recorded`` is 0 and every listed episode has ``recording: None``.
+:data:`~simulo.interfaces.platform.evaluation.MAX_NEXT_LINES` NEXT lines. An episode with a recording
+(:attr:`Episode.recording`, which ``evaluate`` sets for up to 10 failed episodes when it has a run folder)
+counts in ``recorded`` and names it in its listing and in ``episodes.csv``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class Episode:
     checks: dict[str, bool] = field(default_factory=dict)
     sim_problem: SimulationProblem | None = None
     sim_problem_step: int = 0
+    recording: str | None = None
 
 
 def likely_range(successes: int, n: int) -> LikelyRange:
@@ -127,7 +129,7 @@ def _listed(records: Sequence[Episode], order: Sequence[str], dt: float) -> list
     worst = sorted((r for r in records if not r.success), key=lambda r: (r.total_reward, r.number))
     return [{"episode": r.number, "success": r.success, "ended_by": r.ended_by, "ended_at_s": r.length * dt,
              "total_reward": r.total_reward, "checks": {name: r.checks.get(name, False) for name in order},
-             "simulation_problem": r.sim_problem, "recording": None}
+             "simulation_problem": r.sim_problem, "recording": r.recording}
             for r in worst[:MAX_LISTED_EPISODES]]
 
 
@@ -185,7 +187,7 @@ def build_report(records: Sequence[Episode], order: Sequence[str], dt: float, te
         "result": res,
         "comparison": compared,
         "failures": res["episodes"] - res["succeeded"],
-        "recorded": 0,
+        "recorded": sum(1 for r in records if r.recording is not None),
         "listed_episodes": _listed(records, order, dt),
         "simulation_problems": [{"episode": r.number, "problem": r.sim_problem, "at_s": r.sim_problem_step * dt}
                                 for r in problems if r.sim_problem is not None],
@@ -208,6 +210,6 @@ def write_episodes_csv(path: Path, records: Sequence[Episode], order: Sequence[s
             writer.writerow([r.number, seed, checkpoint.get("reference", ""), _csv_bool(r.success), r.ended_by,
                              f"{r.length * dt:.6g}", f"{r.total_reward:.9g}", r.sim_problem or "",
                              *(_csv_bool(r.checks.get(name, False)) for name in order),
-                             json.dumps(r.first_observation), ""])
+                             json.dumps(r.first_observation), r.recording or ""])
     tmp.replace(path)
     return path

@@ -9,6 +9,7 @@ action an episode replays the one the evaluation judged: the same start, the sam
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from simulo.authoring.contract import RecordConfig
+from simulo.errors import MissingDependencyError
+from simulo.interfaces.platform.evaluation import MAX_RECORDED_EPISODES
 from simulo.rl.recordings.config import RecordingPlan
 from simulo.rl.recordings.layout import numpy_rows
 from simulo.rl.recordings.rollout import RolloutRecorder
-
-#: Most failed episodes an evaluation records (the SDK's ``MAX_RECORDED_EPISODES``).
-MAX_RECORDED_EPISODES = 10
 
 
 def episode_plan(folder: Path, name: str, env_id: int, step_dt: float, video: bool = True) -> RecordingPlan:
@@ -91,6 +91,26 @@ def record_episode(env: Any, act: Callable[[Any], Any], folder: Path, name: str,
                    max_steps: int | None = None, video: bool = True) -> list[Path]:
     """:func:`record_episodes` for one episode, in environment 0; returns its files."""
     return record_episodes(env, act, [(name, number)], folder, max_steps, video)[name]
+
+
+def record_failures(env: Any, act: Callable[[Any], Any], records: Sequence[Any], folder: Path) -> None:
+    """Record an evaluation's worst failed episodes (lowest total reward first, at most 10) as ``episode-<N>``.
+
+    Each recorded record gets its ``recording`` name. ``records`` are
+    :class:`~simulo.rl.evaluation_report.Episode` objects. Without the ``record`` extra the evaluation goes
+    on unrecorded, with a warning.
+    """
+    failed = sorted((r for r in records if not r.success), key=lambda r: (r.total_reward, r.number))
+    failed = failed[:MAX_RECORDED_EPISODES]
+    if not failed:
+        return
+    try:
+        record_episodes(env, act, [(f"episode-{r.number}", r.number) for r in failed], folder)
+    except MissingDependencyError as exc:
+        warnings.warn(f"evaluate: the failed episodes are not recorded: {exc}", stacklevel=2)
+        return
+    for r in failed:
+        r.recording = f"episode-{r.number}"
 
 
 def random_actions(action_dim: int, num_envs: int, seed: int) -> Callable[[Any], np.ndarray]:
