@@ -180,6 +180,7 @@ def test_play_with_record_writes_the_files_and_lists_them(tmp_path: Path) -> Non
     steps = Counter(c.topic for _, c, _ in _read(Path(result["recordings"][0])))[schemas.STEP_TOPIC]
     assert steps == result["steps"] + 1
     assert video["recordings"] == [str(tmp_path / "v.mp4")]
+    assert player.recorder is not None and player.recorder.plan.video_path == tmp_path / "v.mp4"
     reader = imageio.v2.get_reader(tmp_path / "v.mp4", format="FFMPEG")
     try:
         assert reader.count_frames() == 3  # video_length caps the film

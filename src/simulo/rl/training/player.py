@@ -140,11 +140,17 @@ class RLPlayer:
         self.env = env
         self._player: PolicyPlayer | None = player
         self._device = device
+        self._recorder: RolloutRecorder | None = None
 
     @property
     def policy(self) -> PolicyPlayer | None:
         """The loaded policy (``None`` after :meth:`close`)."""
         return self._player
+
+    @property
+    def recorder(self) -> RolloutRecorder | None:
+        """The recorder of the last :meth:`play` that recorded (its ``plan`` names the files), else ``None``."""
+        return self._recorder
 
     def load(self, path: str | os.PathLike[str]) -> None:
         """Replace the policy by the one in checkpoint ``path`` (unchanged if it does not load or fit)."""
@@ -201,6 +207,8 @@ class RLPlayer:
         dt = float(getattr(self.env, "dt", 0.0))
         plan = plan_recording(record, self._num_envs, dt or 1.0, "play", video_path, video_length)
         recorder = None if plan is None else _recorder(self.env, plan, self._player.path)
+        if recorder is not None:
+            self._recorder = recorder
         try:
             returns, lengths, steps = self._roll(episodes_wanted, num_steps, real_time, deterministic, dt, recorder)
         finally:
