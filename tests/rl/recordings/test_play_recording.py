@@ -187,3 +187,9 @@ def test_play_with_record_writes_the_files_and_lists_them(tmp_path: Path) -> Non
     finally:
         reader.close()
     assert json.loads(json.dumps(result))["episodes"] >= 2
+
+
+def test_the_same_rollout_gives_the_same_file(tmp_path: Path) -> None:
+    first, _ = _record(tmp_path / "a", include_tf=True)
+    second, _ = _record(tmp_path / "b", include_tf=True)
+    assert first[0].read_bytes() == second[0].read_bytes()  # log times are simulated time
