@@ -82,6 +82,8 @@ EXCLUSIONS: dict[tuple[str, str], tuple[str, int]] = {
     **_excluded("runtime.TrainerProtocol", "train", "RLTrainer.train defaults max_iterations and adds checkpoint "
                 "keywords, as the SDK's own RLTrainer facade declares (a compatible extension); the "
                 "Protocol's is train(self, max_iterations)", 0),
+    **_excluded("runtime.PlayerProtocol", "play", "RLPlayer.play adds record=, as the SDK's own RLPlayer facade "
+                "declares (a compatible extension); the Protocol's play has no record", 0),
 }
 
 #: Names of the two ``__all__`` lists that are not ``simulo`` attributes, as in the SDK: the Protocols, which
