@@ -84,3 +84,19 @@ def test_an_imu_added_after_the_simulation_is_built_is_refused(cartpole) -> None
     with simulo.Simulation(scene), pytest.raises(SimuloValueError, match="added before the simulation is built"):
         robot.add_sensor(simulo.IMU(), attach_to="pole")
     assert robot.sensors == []
+
+
+def test_a_restarted_environment_reads_no_jump_across_its_teleport(cartpole) -> None:
+    robot, imu, sim = _swinging_pole(cartpole)
+    with sim:
+        sim.step(20)
+        q = np.asarray(robot.state.joint_positions).copy()
+        q[1, robot.find_joints("cart_to_pole")] = -1.2  # teleport environment 1's pole far away
+        robot.set_joint_state(q[1:], env_ids=[1])
+        imu.runtime_restart([1])
+        sim.step()
+        acc = np.asarray(imu.read_linear_acceleration())
+        pose = _sensor_pose(robot)
+        np.testing.assert_allclose(acc[1], quat_rotate_inverse(pose[1:, 3:], np.array([[0.0, 0.0, 9.81]]))[0],
+                                   atol=1e-9)
+        assert np.linalg.norm(acc[0]) < 50  # environment 0 goes on differentiating

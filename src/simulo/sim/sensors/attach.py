@@ -69,12 +69,16 @@ def detach_sensors(scene: Scene) -> None:
 
 
 def mark_stale(scene: Scene, env_ids: np.ndarray) -> None:
-    """Have every camera redraw these environments on its next read (they were reset)."""
+    """These environments were reset: cameras redraw them on their next read, IMUs do not differentiate across
+    the teleport."""
     from simulo.sim.sensors.camera import Camera
+    from simulo.sim.sensors.imu import IMU
 
     for sensor, _ in _sensors(scene):
         if isinstance(sensor, Camera):
             sensor.runtime_mark_stale(env_ids)
+        elif isinstance(sensor, IMU) and sensor.runtime_attached:
+            sensor.runtime_restart(env_ids)
 
 
 def cameras(scene: Scene) -> list[Sensor]:

@@ -49,6 +49,7 @@ class IMU(Sensor):
         self._acc_w: np.ndarray | None = None
         self._reading: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._since = 0.0
+        self._restarted: np.ndarray | None = None  # rows reset since the last step: no difference across a teleport
 
     def _point_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Sensor pose (N, 7), linear velocity of its point (N, 3) and angular velocity (N, 3), world frame."""
@@ -63,6 +64,9 @@ class IMU(Sensor):
             return
         pose, lin, ang = self._point_state()
         acc = np.zeros_like(lin) if self._prev is None else (lin - self._prev) / dt
+        if self._restarted is not None:
+            acc[self._restarted] = 0.0
+            self._restarted = None
         self._prev = lin
         self._since += dt
         if self._reading is None or self._since >= self.update_period - 1e-12:
@@ -105,8 +109,17 @@ class IMU(Sensor):
         norm = np.linalg.norm(g, axis=1, keepdims=True)
         return self._out(quat_rotate_inverse(pose[:, 3:], g / np.where(norm > 0, norm, 1.0)))
 
+    def runtime_restart(self, env_ids: Any) -> None:
+        """These environments were reset (teleported): their next step's acceleration reads as zero plus the bias
+        instead of a jump (runtime hook)."""
+        if self._prev is not None:
+            rows = np.zeros(len(self._prev), dtype=bool)
+            rows[np.asarray(env_ids, dtype=np.int64)] = True
+            self._restarted = rows if self._restarted is None else self._restarted | rows
+
     def reset(self) -> None:
         """Forget the previous velocity: the next step's acceleration reads as zero plus the bias."""
         self._prev = None
         self._reading = None
         self._since = 0.0
+        self._restarted = None
