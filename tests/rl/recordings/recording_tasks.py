@@ -43,3 +43,13 @@ class CameraCartpole(CubeCartpole):
         scene.add(simulo.Camera(width=64, height=48, offset=simulo.SensorOffset.look_at(pos=(3, -3, 3),
                                                                                      target=(0, 0, 2))),
                   at="/World/side")
+
+
+class SharedCameraCartpole(CubeCartpole):
+    """The same with one 32x24 camera shared by every environment (``per_environment=False``)."""
+
+    def build(self, scene):
+        super().build(scene)
+        scene.add(simulo.Camera(width=32, height=24, offset=simulo.SensorOffset.look_at(pos=(3, -3, 3),
+                                                                                     target=(0, 0, 2))),
+                  at="/World/overview", per_environment=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from recording_tasks import CameraCartpole, CubeCartpole
+from recording_tasks import CameraCartpole, CubeCartpole, SharedCameraCartpole
 
 import simulo
 from simulo.errors import SimuloValueError
@@ -30,7 +30,7 @@ def _record(tmp_path: Path, num_envs: int = 2, task: simulo.Task | None = None,
 
     With ``last_images``, the cameras' last images of environment 0 are appended to it.
     """
-    cameras = isinstance(task, CameraCartpole)
+    cameras = isinstance(task, (CameraCartpole, SharedCameraCartpole))
     env = simulo.LearningEnv(task or CubeCartpole(), num_envs=num_envs, tensor_library="numpy",
                              enable_cameras=cameras)
     try:
@@ -193,3 +193,14 @@ def test_the_same_rollout_gives_the_same_file(tmp_path: Path) -> None:
     first, _ = _record(tmp_path / "a", include_tf=True)
     second, _ = _record(tmp_path / "b", include_tf=True)
     assert first[0].read_bytes() == second[0].read_bytes()  # log times are simulated time
+
+
+def test_a_shared_camera_is_recorded_once_per_step_whatever_the_copies(tmp_path: Path) -> None:
+    files, _ = _record(tmp_path, num_envs=2, task=SharedCameraCartpole(), include_video=True, env_indices=(0, 1))
+    topics = Counter(channel.topic for _, channel, _ in _read(files[0]))
+    assert topics["/sensors/camera/overview/image"] == STEPS + 1
+    reader = imageio.v2.get_reader(files[1], format="FFMPEG")
+    try:
+        assert reader.get_data(0).shape == (24, 32, 3)
+    finally:
+        reader.close()

@@ -155,6 +155,9 @@ class RolloutRecorder:
         if plan.wants("video"):
             for camera in self.layout.cameras:
                 images = _pixels(camera.read_rgb())
+                if len(images) == 1:  # a camera shared by every environment
+                    self.mcap.write_image(camera_name(camera), images[0], time_ns)
+                    continue
                 for env in plan.env_ids:
                     name = camera_name(camera) if len(plan.env_ids) == 1 else f"{camera_name(camera)}/copy_{env}"
                     self.mcap.write_image(name, images[env], time_ns)
@@ -162,7 +165,8 @@ class RolloutRecorder:
     def _video_frame(self) -> np.ndarray:
         assert self.sim is not None
         if self.layout.cameras:
-            return _pixels(self.layout.cameras[0].read_rgb())[self._film]
+            images = _pixels(self.layout.cameras[0].read_rgb())
+            return images[min(self._film, len(images) - 1)]  # one row: a shared camera
         assert self._view is not None
         return self.sim.render(self._film, *VIDEO_SIZE, eye=self._view[0], target=self._view[1])
 
