@@ -108,8 +108,10 @@ def test_file_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert code == 2 and "declares no job" in err
     code, _, err = simulo_run(capsys, str(tmp_path / "absent.py"))
     assert code == 2 and "no such app file" in err
-    code, out, _ = simulo_run(capsys)
-    assert code == 2 and "usage: simulo run FILE" in out
+    code, out, err = simulo_run(capsys)
+    assert code == 2 and out == ""
+    assert err == ("simulo run: error: no app file given: simulo run FILE [--job NAME] [OPTIONS] "
+                   "(see 'simulo run --help')\n")
 
 
 def test_failing_job_exits_1_with_its_message(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

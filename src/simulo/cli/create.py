@@ -51,7 +51,7 @@ def _parse(argv: list[str]) -> tuple[str | None, str | None, bool]:
         elif token == "--force":
             force = True
         elif token.startswith("-") or name is not None:
-            raise ValueError(f"unexpected argument {token!r}\n{USAGE}")
+            raise ValueError(f"unexpected argument {token!r} (see 'simulo create --help')")
         else:
             name = token
         i += 1
@@ -93,7 +93,8 @@ def main(argv: list[str]) -> int:
     try:
         name, parent, force = _parse(argv)
         if name is None:
-            return _error(f"the app's NAME is missing\n{USAGE}")
+            return _error("the app's NAME is missing: simulo create NAME [--dir PATH] [--force] "
+                          "(see 'simulo create --help')")
         folder, overwritten = write_starter(name, Path(parent) if parent else Path("."), force)
     except ValueError as exc:
         return _error(str(exc))

@@ -54,7 +54,7 @@ def _parse(argv: list[str]) -> tuple[str | None, bool, int | None, str | None]:
         elif token == "--follow":
             follow = True
         elif token.startswith("-") or ref is not None:
-            raise JobError(f"unexpected argument {token!r}\n{USAGE}")
+            raise JobError(f"unexpected argument {token!r} (see 'simulo logs --help')")
         else:
             ref = token
         i += 1
@@ -100,11 +100,15 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         return 0
     try:
-        ref, follow, tail, runs_dir = _parse(argv)
-        run_dir = find_run(ref, runs_root(runs_dir))
+        return _logs(argv)
     except JobError as exc:
         print(f"simulo logs: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _logs(argv: list[str]) -> int:
+    ref, follow, tail, runs_dir = _parse(argv)
+    run_dir = find_run(ref, runs_root(runs_dir))
     log = run_dir / "log.txt"
     print(_header(run_dir, read_record(run_dir)), file=sys.stderr)
     position = _start(log, tail)

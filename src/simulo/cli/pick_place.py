@@ -2,7 +2,11 @@
 
 With no flags it prints the seed program's lines and numbers. Exit status: 0 on PASS (for ``--trials``:
 every trial passed; for ``--friction-sweep``: a threshold was found), 1 on FAIL (including a move the
-collision check refused), 2 on bad arguments.
+collision check refused, or a Ray cluster that does not answer at ``--address``), 2 on bad arguments (one
+line on stderr: a bad value, flags that do not go together, a ``--record`` file that cannot be written).
+
+``--trials`` and ``--record`` say on stderr what they are doing before the app loads, and ``--trials``
+reports each phase as every trial has done it, so a long run is never silent.
 """
 
 from __future__ import annotations
@@ -12,12 +16,16 @@ import json
 import math
 import os
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import simulo
+from simulo.cli._usage import OneLineParser, parse
 from simulo.engine.registry import ENGINE_VARIABLE, available_engines
-from simulo.errors import CollisionError, SimuloError
+from simulo.errors import CollisionError, SimuloError, SimuloValueError
+from simulo.scale.settings import check_address, probe_address
 
 if TYPE_CHECKING:
     from simulo.apps.pick_place.config import AppOptions
@@ -67,7 +75,7 @@ def _number(low: float, high: float, what: str) -> Any:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="simulo pick-place",
         description="A five-joint arm picks a 40 mm cube and places it, through the simulo contract "
                     "(exit 0: PASS, 1: FAIL, 2: bad arguments).")
@@ -85,7 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--stack", action="store_true", help="then place a second cube on the first, 40 mm higher")
     parser.add_argument("--trials", type=_positive_int, metavar="N",
                         help="N random cube starts, batched as N environments of one simulation")
-    parser.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the random starts (default 0)")
+    parser.add_argument("--seed", type=_seed, default=None, metavar="S",
+                        help="with --trials: seed of the random starts (default 0)")
     parser.add_argument("--noise", type=_noise, metavar="MM,DEG",
                         help="with --trials: plan from a cube pose estimate with this much Gaussian noise "
                              "(standard deviation of x and y in mm, of the yaw in degrees)")
@@ -104,7 +113,30 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _writable(path: str) -> str | None:
+    """Why a video cannot be written at ``path`` (a suffix other than .gif/.mp4, no such folder), or None."""
+    if Path(path).suffix.lower() not in (".gif", ".mp4"):
+        return f"{path!r} must end in .gif or .mp4"
+    target = Path(path).expanduser()
+    existed = target.exists()
+    try:
+        with open(target, "ab"):
+            pass
+    except OSError as exc:
+        return f"cannot write {path!r}: {exc.strerror or exc}"
+    if not existed:
+        target.unlink(missing_ok=True)
+    return None
+
+
 def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.seed is not None and args.trials is None:
+        parser.error("--seed seeds the random cube starts of --trials N; it needs --trials N")
+    if args.address is not None:
+        try:
+            check_address(args.address)
+        except SimuloValueError as exc:
+            parser.error(f"--address: {exc}")
     if args.noise is not None and args.trials is None:
         parser.error("--noise needs --trials N (the noise is drawn per trial from the seeded generator)")
     if (args.workers is not None or args.address is not None) and args.trials is None:
@@ -116,15 +148,25 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.friction_sweep and (args.trials is not None or args.stack or args.friction != 1.0):
         parser.error("--friction-sweep runs its own frictions; it cannot be combined with --friction, --stack "
                      "or --trials")
+    if args.record is not None:
+        why = _writable(args.record)
+        if why is not None:
+            parser.error(f"--record: {why}")
 
 
 def main(argv: list[str]) -> int:
     """Run the app as the flags say; return the exit status."""
     parser = _parser()
-    args = parser.parse_args(argv)
-    _check(parser, args)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
+    try:
+        _check(parser, args)
+    except SystemExit as exc:  # parser.error: one line on stderr
+        return exc.code if isinstance(exc.code, int) else 2
     if args.engine is not None:  # the cell's Simulation and any Ray worker take the engine from the environment
         os.environ[ENGINE_VARIABLE] = args.engine
+    _announce(args)
     from simulo.apps.pick_place.config import AppOptions  # noqa: PLC0415 (the app loads once the flags are good)
 
     options = AppOptions(coupled=not args.uncoupled, friction=args.friction, ik=args.ik, speed=args.speed)
@@ -159,8 +201,10 @@ def _trials(args: argparse.Namespace, options: AppOptions) -> int:
     from simulo.apps.pick_place.experiments import trials  # noqa: PLC0415
 
     mm, deg = args.noise if args.noise is not None else (0.0, 0.0)
+    seed = 0 if args.seed is None else args.seed
+    probe_address(args.address)  # nothing answering there is one line in seconds, not Ray's minutes of retries
     if args.workers is None and args.address is None:
-        result = trials.run_trials(args.trials, args.seed, mm, deg, options)
+        result = trials.run_trials(args.trials, seed, mm, deg, options, on_phase=_phase_progress(args.trials))
     else:
         workers = args.workers or 1
         where = "here, without Ray" if workers == 1 and args.address is None else f"on {workers} Ray worker(s)"
@@ -170,10 +214,34 @@ def _trials(args: argparse.Namespace, options: AppOptions) -> int:
             print(f"simulo pick-place: {args.trials} trials in {len(shards)} shard{plural} of up to "
                   f"{shards[0].count}, {where}", file=sys.stderr)
 
-        result = trials.sweep_trials(args.trials, args.seed, mm, deg, options, workers=workers, address=args.address,
+        result = trials.sweep_trials(args.trials, seed, mm, deg, options, workers=workers, address=args.address,
                                      on_plan=on_plan)
     _emit(args.json, result.to_json(), report.trial_lines(result))
     return 0 if result.passed == len(result.picks) else 1
+
+
+def _phase_progress(count: int) -> Any:
+    """A progress line on stderr as all ``count`` trials end each phase of the plan."""
+    started = time.monotonic()
+
+    def on_phase(phase: str) -> None:
+        print(f"simulo pick-place: {phase} done in all {count} trial(s) ({time.monotonic() - started:.1f} s)",
+              file=sys.stderr, flush=True)
+
+    return on_phase
+
+
+def _announce(args: argparse.Namespace) -> None:
+    """The first line of a long run, on stderr before the app loads."""
+    if args.trials is not None:
+        seed = 0 if args.seed is None else args.seed
+        where = ("one simulation" if args.workers is None and args.address is None
+                 else f"shards on {args.workers or 1} worker(s){f' at {args.address}' if args.address else ''}")
+        print(f"simulo pick-place: {args.trials} trial(s) from seed {seed} in {where}; loading the cell...",
+              file=sys.stderr, flush=True)
+    elif args.record is not None:
+        print(f"simulo pick-place: recording {args.record} (drawn on the CPU: the run's phases print as they "
+              "end, each takes several seconds)...", file=sys.stderr, flush=True)
 
 
 def _single_run(args: argparse.Namespace, options: AppOptions) -> int:

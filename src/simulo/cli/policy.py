@@ -211,9 +211,13 @@ def _get(root: Path, reference: str, output: str | None) -> int:
 
 def main(argv: list[str]) -> int:
     """Run ``simulo policy``; returns the exit status."""
-    if not argv or argv[0] in ("-h", "--help"):
+    if not argv:
+        print("simulo policy: error: no subcommand given; expected list, inspect or get (see 'simulo policy --help')",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if argv[0] in ("-h", "--help"):
         print(USAGE)
-        return EXIT_OK if argv else EXIT_USAGE
+        return EXIT_OK
     command, rest = argv[0], argv[1:]
     try:
         values, switches, positional = _options(rest, ("--runs-dir", "-o", "--output"), ("--json",))

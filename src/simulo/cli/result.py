@@ -42,7 +42,7 @@ def _parse(argv: list[str], command: str) -> tuple[str | None, str | None, bool]
         elif token == "--json" and command == "outputs":
             as_json = True
         elif token.startswith("-") or ref is not None:
-            raise JobError(f"unexpected argument {token!r}\n{USAGE}")
+            raise JobError(f"unexpected argument {token!r} (see 'simulo {command} --help')")
         else:
             ref = token
         i += 1
@@ -61,10 +61,10 @@ def main(argv: list[str]) -> int:
         return 0
     try:
         run_dir, _ = _run_dir(argv, "result")
+        record = read_record(run_dir)
     except JobError as exc:
         print(f"simulo result: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    record = read_record(run_dir)
     result = run_dir / "result.json"
     if record.get("status") != "completed" or not result.is_file():
         error = f": {record['error']}" if record.get("error") else ""
@@ -85,7 +85,14 @@ def outputs_main(argv: list[str]) -> int:
         print(f"simulo outputs: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     listing = run_dir / OUTPUTS_FILE
-    entries = json.loads(listing.read_text(encoding="utf-8")) if listing.is_file() else []
+    try:
+        entries = json.loads(listing.read_text(encoding="utf-8")) if listing.is_file() else []
+    except (OSError, ValueError) as exc:
+        entries = exc
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        print(f"simulo outputs: error: {listing} is unreadable or damaged; expected the list simulo run writes",
+              file=sys.stderr)
+        return EXIT_FAILED
     if as_json:
         print(json.dumps(entries, indent=2))
         return 0

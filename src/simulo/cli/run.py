@@ -262,11 +262,13 @@ def _cannot_start(exc: SimuloError) -> int:
 
 def main(argv: list[str]) -> int:
     """Run ``simulo run``; returns the exit status."""
-    if not argv or argv[0] in ("-h", "--help"):
+    if not argv:
+        return _error("no app file given: simulo run FILE [--job NAME] [OPTIONS] (see 'simulo run --help')")
+    if argv[0] in ("-h", "--help"):
         print(USAGE)
-        return 0 if argv else EXIT_USAGE
+        return 0
     if argv[0].startswith("-"):
-        return _error(f"the first argument must be the app file, got {argv[0]!r}\n{USAGE}")
+        return _error(f"the first argument must be the app file, got {argv[0]!r} (see 'simulo run --help')")
     try:
         options, job_argv = _split(argv[1:])
         check_import(argv[0])  # a file that segfaults, exits or hangs at import cannot take this process down

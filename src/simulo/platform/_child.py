@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import json
+import math
 import os
 import sys
 import traceback
@@ -55,6 +56,36 @@ def _to_json(value: Any) -> Any:
     if isinstance(value, dict):
         return dict(value)
     raise TypeError(f"the job returned a {type(value).__name__}, which cannot be saved as JSON: {value!r}")
+
+
+def _finite_json(value: Any, where: str, found: list[str]) -> Any:
+    """``value`` (parsed JSON) with each NaN or infinity replaced by ``None``; their paths go to ``found``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        found.append(where or "the result")
+        return None
+    if isinstance(value, dict):
+        return {k: _finite_json(v, f"{where}[{k!r}]", found) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite_json(v, f"{where}[{i}]", found) for i, v in enumerate(value)]
+    return value
+
+
+def result_json(result: Any) -> str:
+    """The job's return value as JSON text; NaN and infinities become ``null`` (JSON has neither).
+
+    The paths of the values replaced are reported on stderr, so the job's log says what ``null`` stands for.
+
+    Raises:
+        TypeError: A value JSON cannot hold (the message names its type).
+    """
+    text = json.dumps(result, default=_to_json, allow_nan=True)
+    found: list[str] = []
+    clean = _finite_json(json.loads(text), "", found)
+    if found:
+        shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        print(f"simulo run: the job's result holds {len(found)} NaN or infinite number(s), saved as null: {shown}",
+              file=sys.stderr, flush=True)
+    return json.dumps(clean, indent=2, allow_nan=False)
 
 
 def _resolve_checkpoints(flags: list[Flag], kwargs: dict[str, Any], run: RunContext) -> dict[str, Any]:
@@ -151,7 +182,7 @@ def main(spec_text: str) -> int:
         with running(job.app, run), _sharded_environments(), training_policy(job, run), \
                 collecting_outputs(run.run_dir) as outputs:
             result = call_job(job.spec.fn, kwargs, run)
-            text = json.dumps(result, indent=2, default=_to_json, allow_nan=True)
+            text = result_json(result)
             outputs.publish()
     except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, then retried or not
         _report_failure(exc, run)

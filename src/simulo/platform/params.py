@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 import enum
 import inspect
+import math
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -106,7 +107,11 @@ class Flag:
         if self.kind == "int":
             return int(raw.strip())
         if self.kind == "float":
-            return float(raw.strip())
+            number = float(raw.strip())
+            if not math.isfinite(number):
+                raise JobError(f"{self.flag}: invalid value {raw!r}; expected a finite number (NaN and "
+                               "infinities cannot be saved in params.json)")
+            return number
         if self.kind == "bool":
             lowered = raw.strip().lower()
             if lowered in _TRUE:

@@ -3,7 +3,8 @@
 A failure found here costs no run folder and no retry; it is one line from ``simulo run``:
 
 * usage (:class:`~simulo.errors.JobError`, exit 2): a ``num_envs`` parameter below 1;
-* the environment (exit 1): ``--workers``/``--address`` without Ray, a package the app imports inside
+* the environment (exit 1): ``--workers``/``--address`` without Ray, an ``--address`` where nothing
+  answers (:func:`simulo.scale.settings.probe_address`, seconds), a package the app imports inside
   ``app.runtime.imports()`` that is not installed (:class:`~simulo.errors.MissingDependencyError`),
   ``Runtime.pip_install`` packages pip cannot install, a mounted volume that does not exist (the SDK's
   ``ResourceNotFoundError``), and under ``--strict-assets`` a registry asset that is not found or whose
@@ -26,7 +27,7 @@ from simulo.errors import JobError, MissingDependencyError
 from simulo.platform.app import JobFunction
 from simulo.platform.jobs import JobFile
 from simulo.platform.pip_cache import ensure_installed
-from simulo.scale.settings import ScaleSettings
+from simulo.scale.settings import ScaleSettings, probe_address
 
 
 @dataclass(frozen=True)
@@ -124,10 +125,12 @@ def prepare(job: JobFunction, job_file: JobFile, scale: ScaleSettings, *, strict
     Raises:
         JobError: A ``pip_install`` package is one the runtime provides.
         MissingDependencyError: Ray, an imported package or a ``pip_install`` package is missing.
+        WorkerError: Nothing answers at ``--address``.
         ResourceNotFoundError: A mounted volume does not exist.
         AssetError: Under ``strict_assets``, an asset is not found; UrdfError: its URDF has problems.
     """
     _check_ray(scale)
+    probe_address(scale.address)  # an unreachable cluster fails here, in seconds, before a run folder is taken
     layers = job.app.runtime.pip_layers
     if layers:
         _check_pinned(job)

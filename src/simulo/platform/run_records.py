@@ -31,7 +31,7 @@ def find_run(ref: str | None, root: Path) -> Path:
         JobError: No such run, or no run at all under ``root``.
     """
     if ref is None:
-        runs = [p.parent for p in root.glob("*/*/*/run.json")]
+        runs = [p.parent for p in root.glob("*/*/*/run.json") if p.is_file()]
         if not runs:
             raise JobError(f"no runs under {root} (start one with: simulo run FILE; or give --runs-dir DIR)")
         return max(runs, key=lambda p: (_started(p), str(p))).resolve()
@@ -43,8 +43,19 @@ def find_run(ref: str | None, root: Path) -> Path:
 
 
 def read_record(run_dir: Path) -> dict[str, Any]:
-    """The run's ``run.json``."""
-    data: dict[str, Any] = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    """The run's ``run.json``.
+
+    Raises:
+        JobError: It cannot be read, or is not the JSON object ``simulo run`` writes (a stray or damaged file).
+    """
+    path = run_dir / "run.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise JobError(f"{path} is unreadable ({type(exc).__name__}: {exc}); expected the JSON record simulo run "
+                       "writes") from None
+    if not isinstance(data, dict):
+        raise JobError(f"{path} holds a JSON {type(data).__name__}; expected the JSON object simulo run writes")
     return data
 
 

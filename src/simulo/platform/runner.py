@@ -140,6 +140,9 @@ def runs_root(option: str | Path | None) -> Path:
     return Path(os.environ.get(ENV_RUNS_DIR) or "runs")
 
 
+_NUMBERED = re.compile(r"[0-9]{1,12}")
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
 
@@ -149,7 +152,7 @@ def new_run_dir(root: Path, app: str, job: str) -> Path:
     parent = root / _safe(app) / _safe(job)
     parent.mkdir(parents=True, exist_ok=True)
     while True:
-        numbers = [int(p.name) for p in parent.iterdir() if p.name.isdigit()]
+        numbers = [int(p.name) for p in parent.iterdir() if _NUMBERED.fullmatch(p.name)]  # stray names skipped
         candidate = parent / f"{max(numbers, default=0) + 1:04d}"
         try:
             candidate.mkdir()

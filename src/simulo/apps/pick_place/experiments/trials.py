@@ -167,7 +167,8 @@ def run_batch(cell: PickPlaceCell, plans: Sequence[PickPlacePlan], on_phase: Cal
 
 
 def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.0,
-               options: AppOptions = DEFAULT_OPTIONS, first_env: int = 0, count: int | None = None) -> TrialsResult:
+               options: AppOptions = DEFAULT_OPTIONS, first_env: int = 0, count: int | None = None,
+               on_phase: Callable[[str], None] | None = None) -> TrialsResult:
     """``num`` pick-and-place trials from random cube starts, batched as environments of one simulation.
 
     Each trial plans from its (possibly noisy) estimate of the cube pose: the arm starts above the
@@ -182,18 +183,19 @@ def run_trials(num: int, seed: int, noise_mm: float = 0.0, noise_deg: float = 0.
         first_env: With ``count``: run only trials ``first_env .. first_env + count - 1`` of the batch (a shard;
             ``first_env`` a multiple of the world size), with exactly the numbers they get in the whole batch.
         count: Trials of the shard; None for all from ``first_env`` on.
+        on_phase: Called with each phase's name once every trial has done it (progress).
 
     Returns:
         Per-trial results and the pass count (of the shard's trials). The same arguments give the same numbers.
     """
     true, est = sample_trials(num, seed, noise_mm, noise_deg)
     return run_trial_set(true, est, options, seed=seed, noise_mm=noise_mm, noise_deg=noise_deg, first_env=first_env,
-                         count=count)
+                         count=count, on_phase=on_phase)
 
 
 def run_trial_set(true: np.ndarray, estimate: np.ndarray, options: AppOptions = DEFAULT_OPTIONS, seed: int = -1,
-                  noise_mm: float = 0.0, noise_deg: float = 0.0, first_env: int = 0, count: int | None = None
-                  ) -> TrialsResult:
+                  noise_mm: float = 0.0, noise_deg: float = 0.0, first_env: int = 0, count: int | None = None,
+                  on_phase: Callable[[str], None] | None = None) -> TrialsResult:
     """Run given trials (rows ``[x, y, yaw]`` of true cube starts and of their estimates) as one batch.
 
     :func:`run_trials` draws the rows; a benchmark passes one row at a time to time sequential runs.
@@ -209,6 +211,7 @@ def run_trial_set(true: np.ndarray, estimate: np.ndarray, options: AppOptions = 
         noise_deg: Recorded in the result, degrees.
         first_env: First row of the shard to run (a multiple of the world size).
         count: Rows of the shard; None for all from ``first_env`` on.
+        on_phase: Called with each phase's name once every row has done it (progress).
 
     Returns:
         Per-trial results and the pass count of the shard's rows.
@@ -237,7 +240,8 @@ def run_trial_set(true: np.ndarray, estimate: np.ndarray, options: AppOptions = 
                       options, shard=(first_env, total))
     try:
         recorder = PickRecorder(cell, 0, np.array([plan.place for plan in plans]))
-        grasped = run_batch(cell, plans, on_phase=recorder, timeline=timeline)
+        phases = recorder if on_phase is None else _both(recorder, on_phase)
+        grasped = run_batch(cell, plans, on_phase=phases, timeline=timeline)
         recorder.snapshot_tracking()
         cell.hold(cell.settle_steps(SETTLE_END))
         picks = tuple(recorder.result(i, bool(grasped[i]), cell.failures[i]) for i in range(num))
@@ -248,6 +252,14 @@ def run_trial_set(true: np.ndarray, estimate: np.ndarray, options: AppOptions = 
                             sim_time=cell.sim.time, worlds=cell.sim.worlds, options=options)
     finally:
         cell.close()
+
+
+def _both(first: Callable[[str], None], then: Callable[[str], None]) -> Callable[[str], None]:
+    def both(phase: str) -> None:
+        first(phase)
+        then(phase)
+
+    return both
 
 
 def _trial_shard(num: int, seed: int, noise_mm: float, noise_deg: float, options: AppOptions,
