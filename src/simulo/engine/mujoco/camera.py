@@ -24,6 +24,22 @@ _NO_CONTEXT = ("the MuJoCo engine renders through OpenGL and no context could be
                "no OpenGL")
 
 
+#: Why the first OpenGL context could not be made, once that failed: MuJoCo (GLFW) may abort the process when
+#: asked again, so the first failure is the answer from then on.
+_context_failure: list[str] = []
+
+
+def _renderer(model: mujoco.MjModel, height: int, width: int) -> mujoco.Renderer:
+    """A ``mujoco.Renderer``, or the error naming what to install (asked of OpenGL only once when it fails)."""
+    if _context_failure:
+        raise MissingDependencyError(_NO_CONTEXT.format(why=_context_failure[0]))
+    try:
+        return mujoco.Renderer(model, int(height), int(width))
+    except Exception as exc:  # MuJoCo reports a missing context with several error types
+        _context_failure.append(f"{type(exc).__name__}: {exc}")
+        raise MissingDependencyError(_NO_CONTEXT.format(why=_context_failure[0])) from exc
+
+
 def render_rgb(model: mujoco.MjModel, data: mujoco.MjData, width: int, height: int, eye: Sequence[float],
                target: Sequence[float]) -> np.ndarray:
     """RGB image (height, width, 3) uint8 from a free camera at ``eye`` looking at ``target`` (world axes).
@@ -34,10 +50,7 @@ def render_rgb(model: mujoco.MjModel, data: mujoco.MjData, width: int, height: i
     model.vis.global_.offwidth = max(int(model.vis.global_.offwidth), int(width))
     model.vis.global_.offheight = max(int(model.vis.global_.offheight), int(height))
     model.vis.global_.fovy = FOV_DEG
-    try:
-        renderer = mujoco.Renderer(model, int(height), int(width))
-    except Exception as exc:  # MuJoCo reports a missing context with several error types
-        raise MissingDependencyError(_NO_CONTEXT.format(why=f"{type(exc).__name__}: {exc}")) from exc
+    renderer = _renderer(model, height, width)
     try:
         offset = np.asarray(eye, dtype=float) - np.asarray(target, dtype=float)
         camera = mujoco.MjvCamera()
@@ -75,10 +88,7 @@ def render_cameras(models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjDa
         model.vis.global_.fovy = float(fov_y_deg)
         model.vis.map.znear = float(near) / float(model.stat.extent)
         model.vis.map.zfar = float(far) / float(model.stat.extent)
-        try:
-            renderer = mujoco.Renderer(model, height, width)
-        except Exception as exc:  # MuJoCo reports a missing context with several error types
-            raise MissingDependencyError(_NO_CONTEXT.format(why=f"{type(exc).__name__}: {exc}")) from exc
+        renderer = _renderer(model, height, width)
         try:
             forward = np.zeros(3)
             mujoco.mju_rotVecQuat(forward, np.array([1.0, 0.0, 0.0]), np.asarray(poses[k, 3:], dtype=float))
