@@ -13,7 +13,7 @@ engine; a :class:`~simulo.sim.simulation.Simulation` attaches it. From then on:
   afterwards is current.
 
 Joint drives (:mod:`simulo.sim.actuators`): joints in an ``actuator_gains`` group with an
-:class:`ActuatorGainsConfig` are driven by an explicit PD law computed every physics step
+:class:`ActuatorGainsConfig` are driven by a PD law solved implicitly every physics step
 (:class:`~simulo.sim.actuators.ideal_pd.IdealPDDrive`); every other joint, by default, by the engine's own
 motor (:class:`~simulo.sim.actuators.engine_motor.EngineMotorDrive`, :class:`MotorGainsConfig`; PyBullet's
 ``POSITION_CONTROL``) when it has a position or velocity target; it takes its effort target as a raw torque
@@ -518,12 +518,12 @@ class Robot:
             data.batch.apply_link_forces(pushed, data.external.forces[pushed], data.external.torques[pushed])
 
     def runtime_attach(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray,
-                       env_origins: np.ndarray | None = None) -> None:
+                       env_origins: np.ndarray | None = None, physics_dt: float = 1.0 / 240.0) -> None:
         """Bind the robot to its engine batch (runtime hook: the simulation calls it).
 
         ``env_origins`` (num_envs, 3) are the origins ``default_pose`` includes, for a robot spawned in every
         environment (None for one placed once in world coordinates); ``internals.default_root_state`` takes
-        them out.
+        them out. ``physics_dt`` is the engine's time step, which the implicit PD drive integrates over.
 
         Raises:
             NameNotFoundError: A ``joint_config`` or ``actuator_gains`` name, or a sensor's or actuator's
@@ -532,6 +532,7 @@ class Robot:
         """
         data = make_robot_data(batch, tensors, default_pose, self.articulation, self.joint_config,
                                self.actuator_gains)
+        data.physics_dt = float(physics_dt)
         self._rt = data
         self._internals = RobotInternals(data, env_origins)
         if self.mass_scale != 1.0:

@@ -117,6 +117,8 @@ class RobotData:
         self.commands_changed = True
         self.torque_active = False
         self.attached = True
+        #: The engine's time step in seconds (the robot sets it when attached; implicit drives integrate over it).
+        self.physics_dt = 1.0 / 240.0
         #: external forces and torques kept on the bodies (see simulo.sim.properties)
         self.external = ForceBuffer(n, len(self.body_names))
         #: validated ``joint_ids`` lists (as tuples of ints) -> their column arrays (read-only)

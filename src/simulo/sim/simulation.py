@@ -277,7 +277,7 @@ class Simulation:
         self_collision = bool(robot.articulation.enable_self_collision)
         batch = self._engine.add_articulation(asset.urdf_path(), poses, fixed, robot.scale[0], self_collision)
         self._robots.append(robot)  # listed first, so that close() detaches it if attaching fails half-way
-        robot.runtime_attach(batch, self.tensors, poses, self._origins if per_env else None)
+        robot.runtime_attach(batch, self.tensors, poses, self._origins if per_env else None, self.dt)
 
     # -- running -----------------------------------------------------------------------------------
     @property

@@ -158,20 +158,54 @@ def test_joint_config_effort_limit_clips_effort(cartpole, make) -> None:
     np.testing.assert_allclose(momentum, 5.0 * 12 * DT, rtol=0.01)  # 5 N acted, not 100 N
 
 
+def _implicit_pd(kp: float, kd: float, error: np.ndarray, q: np.ndarray, qd: np.ndarray, inertia: np.ndarray
+                 ) -> np.ndarray:
+    """The implicit PD torque (simulo.sim.actuators.ideal_pd): spring and damper acting on the next state."""
+    return (kp * (error - DT * qd) - kd * qd) / (1.0 + DT * (kd + DT * kp) / inertia)
+
+
+def _effective_inertia(robot: simulo.Robot) -> np.ndarray:
+    """The inertia the cart's own force meets, the pole free: 1 / (M⁻¹)₀₀ per environment."""
+    return 1.0 / np.linalg.inv(np.asarray(robot.get_mass_matrix(), dtype=float))[:, 0, 0]
+
+
 def test_actuator_gains_pd_drive_follows_its_law_and_tracks(cartpole, make) -> None:
     gains = {"slider_to_cart": simulo.ActuatorGainsConfig(stiffness=100.0, damping=22.0)}
     robot, sim = make(cartpole, num_envs=2, actuator_gains=gains, sim={"dt": DT})
-    robot.set_joint_position_target(np.array([[0.5], [-0.2]]), joint_ids=[0])
+    target = np.array([0.5, -0.2])
+    inertia = _effective_inertia(robot)
+    robot.set_joint_position_target(target[:, None], joint_ids=[0])
     sim.step(1)
-    # first step from rest: effort = stiffness * (target - q) exactly
-    np.testing.assert_allclose(np.asarray(robot.state.joint_efforts)[:, 0], [50.0, -20.0])
+    # first step from rest: the implicit law, a little below the explicit stiffness * (target - q)
+    first = np.asarray(robot.state.joint_efforts)[:, 0]
+    np.testing.assert_allclose(first, _implicit_pd(100.0, 22.0, target, np.zeros(2), np.zeros(2), inertia))
+    assert np.all(np.abs(first) < np.abs(100.0 * target)) and np.all(np.sign(first) == np.sign(target))
     q, qd = (np.array(a) for a in robot.get_joint_state())
-    robot.set_joint_position_target(np.array([[0.5], [-0.2]]), joint_ids=[0])
+    inertia = _effective_inertia(robot)
+    robot.set_joint_position_target(target[:, None], joint_ids=[0])
     sim.step(1)
-    expected = 100.0 * (np.array([0.5, -0.2]) - q[:, 0]) + 22.0 * (0.0 - qd[:, 0])
+    expected = _implicit_pd(100.0, 22.0, target - q[:, 0], q[:, 0], qd[:, 0], inertia)
     np.testing.assert_allclose(np.asarray(robot.state.joint_efforts)[:, 0], expected)
     sim.step(238)
     np.testing.assert_allclose(np.asarray(robot.state.joint_positions)[:, 0], [0.5, -0.2], atol=0.03)
+
+
+def test_actuator_gains_stay_stable_where_an_explicit_law_would_diverge(cartpole, make) -> None:
+    # damping * dt / inertia far above 2: an explicit PD torque would overshoot further every step
+    robot, sim = make(cartpole, num_envs=1, sim={"dt": DT})
+    inertia = float(_effective_inertia(robot)[0])
+    damping = 50.0 * inertia / DT
+    sim.close()
+    gains = {"slider_to_cart": simulo.ActuatorGainsConfig(stiffness=0.0, damping=damping)}
+    robot, sim = make(cartpole, num_envs=1, actuator_gains=gains, sim={"dt": DT})
+    robot.set_joint_velocity_target(np.array([[1.0]]), joint_ids=[0])
+    speeds = []
+    for _ in range(20):
+        sim.step(1)
+        speeds.append(float(np.asarray(robot.state.joint_velocities)[0, 0]))
+    # a first-order approach to the target velocity: monotone, never past it
+    # a first-order approach to the target velocity (the falling pole adds a little drift): never far past it
+    assert 0.0 < speeds[0] and max(speeds) < 1.01 and abs(speeds[-1] - 1.0) < 0.01
 
 
 @pytest.mark.parametrize("group", ["all_joints", ".*"])

@@ -5,7 +5,7 @@ Every joint of a robot is driven by exactly one drive law (Isaac Lab's actuator 
 * :class:`~simulo.sim.actuators.engine_motor.EngineMotorDrive`, the default: the engine's own motor
   (:class:`~simulo.MotorGainsConfig`; on PyBullet ``POSITION_CONTROL``/``VELOCITY_CONTROL`` with solver gains);
 * :class:`~simulo.sim.actuators.ideal_pd.IdealPDDrive` for joints in an ``actuator_gains`` group with an
-  :class:`~simulo.ActuatorGainsConfig`: an explicit PD torque computed every physics step.
+  :class:`~simulo.ActuatorGainsConfig`: a PD torque solved implicitly every physics step.
 
 :func:`build_drives` groups a robot's joints by law. A drive's ``compute`` is a runtime hook: the robot
 calls it once per physics step, right before the engine steps.

@@ -12,18 +12,28 @@ if TYPE_CHECKING:
     from simulo.sim.robot_data import DriveInputs, RobotData
 
 _TORQUE = int(ControlMode.TORQUE)
+#: Effective inertias below this (kg·m² or kg) count as this: a massless joint needs (almost) no torque.
+_MIN_INERTIA = 1e-12
 
 
 class IdealPDDrive:
-    """Joints driven by an explicit PD torque, as Isaac Lab's ``IdealPDActuator``.
+    """Joints driven by a PD law solved implicitly each physics step, as the joint drives the SDK's gains set.
 
-    Each physics step, per joint and environment::
+    The SDK's :class:`~simulo.ActuatorGainsConfig` configures a physics-engine joint drive, which the solver
+    integrates implicitly; an explicit PD torque with the same gains is unstable as soon as
+    ``damping * dt / inertia > 2`` (a light link with firm gains: the SDK's byo-urdf-arm, stiffness 40 and damping
+    5 on about 1e-3 kg·m², would need dt < 0.5 ms). So the torque is the one that makes the spring and damper act
+    on the *next* state, backward Euler with the joint's own effective inertia ``m`` at the current posture (the
+    inertia its own torque meets, the other joints free: ``1 / (M⁻¹)_jj`` of the joint-space mass matrix ``M``)::
 
-        torque = stiffness * (q_target - q) [if a position target is set]
-               + damping * (qd_target - qd) [if a position or velocity target is set; qd_target 0 if unset]
-               + effort target              [if set]
+        torque = (stiffness * (q_target - q - dt * qd) + damping * (qd_target - qd))
+                 / (1 + dt * (damping + dt * stiffness) / m)
+                 + effort target
 
-    saturated at the joint's effort limit and sent as a torque; a joint with no target at all is passive.
+    with the stiffness term only where a position target is set, the damping term where a position or a
+    velocity target is set (``qd_target`` 0 if unset), saturated at the joint's effort limit and sent as a torque;
+    a joint with no target at all is passive. As ``dt`` goes to 0 this is the explicit law
+    ``stiffness * (q_target - q) + damping * (qd_target - qd)``; at any ``dt`` it is stable.
 
     Args:
         cols: Joint columns of this drive.
@@ -64,7 +74,14 @@ class IdealPDDrive:
         data.mode[:, c] = _TORQUE * (driven | eff_set)
         pos_t = np.where(pos_set, data.pos_t[:, c], 0.0)
         effort = np.where(eff_set, data.eff_t[:, c], 0.0)
-        torque = (self.stiffness * (pos_t - data.q[:, c]) * pos_set
-                  + self.damping * (inputs.velocity[:, c] - data.qd[:, c]) * driven + effort)
+        q, qd = data.q[:, c], data.qd[:, c]
+        stiffness = self.stiffness * pos_set
+        damping = self.damping * driven
+        torque = stiffness * (pos_t - q - data.physics_dt * qd) + damping * (inputs.velocity[:, c] - qd)
+        if driven.any():
+            inertia = 1.0 / np.diagonal(np.linalg.inv(data.batch.mass_matrices(data.q)), axis1=1, axis2=2)[:, c]
+            dt = data.physics_dt
+            torque /= 1.0 + dt * (damping + dt * stiffness) / np.maximum(inertia, _MIN_INERTIA)
+        torque += effort
         np.clip(torque, -self._limit, self._limit, out=torque)
         data.torque[:, c] = torque
