@@ -57,6 +57,10 @@ class AssetError(SimuloValueError):
     """An asset reference cannot be resolved or is of a kind this engine cannot load."""
 
 
+class SizeLimitError(AssetError):
+    """A file or model is larger than the limits of ``docs/limits.md`` (refused before it is read or loaded)."""
+
+
 class SceneError(SimuloValueError):
     """A scene is built or used inconsistently."""
 

@@ -16,6 +16,8 @@ from simulo.authoring.packages import PACKAGE_PATH_VARIABLE
 from simulo.authoring.urdf import check_urdf
 from simulo.errors import AssetError, UrdfError
 
+from .hostile.files import collada
+
 INERTIAL = '<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
 TRIANGLE_OBJ = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"
 #: The 12 triangles of an axis-aligned cube of side 0.1 centred on the origin.
@@ -165,7 +167,7 @@ def test_good_meshes_pass(tmp_path: Path) -> None:
     files = {
         "a.stl": binary_stl(cube, header=b"solid, but binary"),
         "b.obj": b"# comment\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1//1 2//1 3//1\nf -1 -2 -3\nl 1 2\nf 1 2\n",
-        "c.dae": b"<COLLADA/>",
+        "c.dae": collada(),
         "d.STL": ascii_cube().encode(),
     }
     for name, data in files.items():

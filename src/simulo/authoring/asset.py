@@ -18,6 +18,7 @@ from functools import cached_property, partial
 from pathlib import Path
 
 from simulo.authoring.catalog import locate, lookup, parse_ref
+from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
 from simulo.authoring.pose import Pose
 from simulo.authoring.urdf import UrdfModel, check_urdf
 from simulo.errors import AssetError
@@ -54,13 +55,17 @@ class _Model:
 
 def _read_urdf(path: Path, fixed_base: bool | None, spawn_pose: Pose | None = None) -> _Model:
     """Read and check a URDF file; relative mesh paths start from its folder."""
-    file = path.expanduser().resolve()
+    try:
+        file = path.expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a loop of symbolic links (Python < 3.13)
+        raise AssetError(f"URDF file {str(path)!r} cannot be resolved: {exc}") from exc
     if file.suffix.lower() in (".usd", ".usda", ".usdc", ".usdz"):
         Asset.usd(path)
     if not file.is_file():
         raise AssetError(f"URDF file {str(path)!r} not found; expected a path to a .urdf file")
+    data = read_bounded(file, MAX_URDF_BYTES, "URDF file")
     try:
-        text = file.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AssetError(f"URDF file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     model = check_urdf(text, source=str(path), base_dir=file.parent)
@@ -154,7 +159,9 @@ class Asset:
     def __repr__(self) -> str:
         if self.ref is not None:
             return f"Asset.from_registry({self.ref!r})"
-        return f"Asset(name={self.name!r}, source_path={self.source_path!r})"
+        model = self.model
+        where = f"source_path={str(self.source_path)!r}" if self.source_path is not None else "from a string"
+        return f"Asset(name={self.name!r}, {len(model.links)} links, {len(model.joints)} joints, {where})"
 
     @classmethod
     def from_urdf_string(

@@ -8,7 +8,11 @@ whose face indices point past its vertices. So every mesh a URDF names is read h
   binary copy that the engine loads instead;
 - OBJ: every ``v`` three finite numbers, every face index in range (1-based, or negative counting back from
   the last vertex read so far, as the OBJ format defines);
-- COLLADA (``.dae``): the file must not be empty (PyBullet reads it itself).
+- COLLADA (``.dae``): parsed safely (``defusedxml``: no entity, no external reference), then read with
+  ``trimesh`` (and ``pycollada``), imported on first use: a garbage or empty document, or one whose triangles
+  index past its vertices, is refused (PyBullet would leave the link without a shape, or crash).
+
+A mesh file larger than :data:`~simulo.authoring.limits.MAX_MESH_BYTES` is refused before it is read.
 
 A mesh without triangles (a binary STL of 0 triangles, an OBJ without a face of 3 or more vertices) is
 *empty*: PyBullet draws nothing for it and collides with a point, so it may be a visual but never a collision
@@ -19,6 +23,7 @@ Any other extension is refused: PyBullet loads no other mesh format from a URDF.
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import os
 import struct
@@ -26,6 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from simulo.authoring.limits import MAX_MESH_BYTES
 from simulo.errors import AssetError
 
 MESH_FORMATS: tuple[str, ...] = (".stl", ".obj", ".dae")
@@ -69,7 +75,12 @@ def check_mesh_file(path: Path) -> MeshCheck:
         if key not in _cache:
             if len(_cache) >= _CACHE_SIZE:
                 _cache.clear()
+            if stat.st_size > MAX_MESH_BYTES:
+                return MeshCheck(f"has {stat.st_size} bytes, more than the {MAX_MESH_BYTES} bytes "
+                                 f"({MAX_MESH_BYTES // (1024 * 1024)} MiB) accepted for a mesh; nothing was read")
             _cache[key] = _check(path, path.read_bytes())
+    except MemoryError:
+        return MeshCheck("does not fit in memory")
     except OSError as exc:
         return MeshCheck(f"cannot be read: {exc.strerror or exc}")
     return _cache[key]
@@ -82,7 +93,7 @@ def _check(path: Path, data: bytes) -> MeshCheck:
     if not data.strip():
         return MeshCheck("is empty")
     if suffix == ".dae":
-        return MeshCheck(None)
+        return _dae_check(data)
     if suffix == ".obj":
         return _obj_check(data)
     if _binary_stl_size_matches(data):
@@ -191,6 +202,34 @@ def _obj_check(data: bytes) -> MeshCheck:
             faces += len(words) >= 4  # a face of 1 or 2 vertices is a point or a line: loaders skip it
     if faces == 0:
         return MeshCheck(None, empty=f"has {vertices} vertices and no face of 3 or more vertices")
+    return MeshCheck(None)
+
+
+def _dae_check(data: bytes) -> MeshCheck:
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import ParseError, fromstring
+
+    try:
+        fromstring(data, forbid_dtd=True)
+    except DefusedXmlException as exc:
+        return MeshCheck(f"is hostile XML, refused unread: {exc}")
+    except ParseError as exc:
+        return MeshCheck(f"is not a COLLADA document (not XML: {exc})")
+    try:
+        import trimesh
+    except ImportError as exc:  # a base dependency; missing only in a broken install
+        return MeshCheck(f"cannot be checked: trimesh is not installed ({exc}); reinstall simulo-local")
+    try:
+        mesh = trimesh.load(io.BytesIO(data), file_type="dae", force="mesh", process=False)
+        faces = int(len(mesh.faces))
+        vertices = int(len(mesh.vertices))
+        top = int(mesh.faces.max()) if faces else -1
+    except Exception as exc:  # noqa: BLE001 - any failure of the reader means the engine cannot read it either
+        return MeshCheck(f"is not a COLLADA mesh that can be read: {type(exc).__name__}: {str(exc)[:120]}")
+    if top >= vertices:
+        return MeshCheck(f"has a triangle index {top} out of range; it defines {vertices} vertices")
+    if faces == 0:
+        return MeshCheck(None, empty=f"is a COLLADA document with {vertices} vertices and no triangle")
     return MeshCheck(None)
 
 

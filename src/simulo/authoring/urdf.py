@@ -25,6 +25,8 @@ import math
 from pathlib import Path
 
 from simulo.authoring import xacro_args
+from simulo.authoring.inertia import inertia_problem
+from simulo.authoring.limits import MAX_LINKS, line_problems
 from simulo.authoring.masses import mass_rules
 from simulo.authoring.meshes import check_mesh_file
 from simulo.authoring.packages import resolve_mesh
@@ -95,6 +97,12 @@ class _Checker:
         name = root.attrib.get("name", "")
         if not name.strip():
             self.add(root, "<robot> has no name; expected <robot name=\"...\">")
+        for tag in ("link", "joint"):
+            count = len(root.findall(tag))
+            if count > MAX_LINKS:
+                self.add(root, f"the robot has {count} {tag}s, more than the {MAX_LINKS} links accepted (PyBullet's "
+                         "load time grows as the cube of the link count: 2.3 s for 250 links, 17 s for 500)")
+                return None
         for node in root.iter():
             for attr, value in node.attrib.items():
                 expanded, problem = xacro_args.expand(value)
@@ -163,6 +171,10 @@ class _Checker:
                if a in inertia.attrib and number(inertia.attrib[a]) is None]
         if bad:
             self.add(inertia, f"{label}: <inertia> values must be finite numbers, got {', '.join(bad)}")
+        elif not missing:
+            problem = inertia_problem(*(float(inertia.attrib[a]) for a in _INERTIA_ATTRS))
+            if problem is not None:
+                self.add(inertia, f"{label}: <inertia> {problem}")
         return value if value is not None and value >= 0 else 1.0
 
     def check_geometry(self, geometry: Node, label: str, collision: bool) -> None:
@@ -368,6 +380,9 @@ def check_urdf(text: str, source: str = "<string>", base_dir: Path | None = None
     """
     if not isinstance(text, str):
         raise UrdfError(source, [f"expected the URDF document as text (str), got {type(text).__name__}"])
+    too_big = line_problems(text)
+    if too_big:
+        raise UrdfError(source, too_big)
     root, refused = parse(text)
     if refused is not None or root is None:
         raise UrdfError(source, [refused or "not XML"])

@@ -18,6 +18,8 @@ from xml.parsers import expat
 from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 from defusedxml.ElementTree import DefusedXMLParser, ParseError
 
+from simulo.authoring.limits import MAX_XML_DEPTH
+
 #: A start tag and its attributes (quoted values may hold ``>``); group 1 is the attribute list.
 _START_TAG = re.compile(rb"<[A-Za-z_][\w:.-]*((?:\s+[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*/?>")
 _ATTRIBUTE = re.compile(rb"([\w:.-]+)(\s*=\s*)(\"[^\"]*\"|'[^']*')")
@@ -57,10 +59,21 @@ class Node:
 
     def iter(self) -> list[Node]:
         """This element and every element below it, in document order."""
-        out = [self]
-        for child in self.children:
-            out.extend(child.iter())
+        out: list[Node] = []
+        todo = [self]
+        while todo:
+            node = todo.pop()
+            out.append(node)
+            todo.extend(reversed(node.children))
         return out
+
+
+class _TooDeep(Exception):
+    """Raised inside the parser when elements nest deeper than :data:`MAX_XML_DEPTH`."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
 
 
 class _LineTreeBuilder:
@@ -74,6 +87,8 @@ class _LineTreeBuilder:
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         node = Node(tag.rpartition("}")[2], dict(attrib), int(self.expat.CurrentLineNumber),
                     int(self.expat.CurrentByteIndex))
+        if len(self._stack) >= MAX_XML_DEPTH:
+            raise _TooDeep(node.line)
         if self._stack:
             self._stack[-1].children.append(node)
         else:
@@ -105,6 +120,9 @@ def parse(text: str) -> tuple[Node | None, str | None]:
     try:
         parser.feed(text.rstrip("\0"))
         root = parser.close()
+    except _TooDeep as exc:
+        return None, (f"line {exc.line}: elements nest more than {MAX_XML_DEPTH} deep; a URDF needs 5 levels "
+                      "(robot, link, collision, geometry, mesh)")
     except DTDForbidden:
         line = parser.parser.CurrentLineNumber
         return None, (

@@ -14,9 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
 from simulo.authoring.urdf import check_urdf
 from simulo.cli._usage import OneLineParser, parse
-from simulo.errors import UrdfError
+from simulo.errors import AssetError, UrdfError
 
 
 def _parser() -> argparse.ArgumentParser:
