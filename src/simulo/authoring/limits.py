@@ -72,8 +72,8 @@ def line_problems(text: str) -> list[str]:
     if len(data) > MAX_URDF_BYTES:
         return [f"the document has {len(data)} bytes, more than the {MAX_URDF_BYTES} bytes accepted"]
     problems: list[str] = []
-    for line_no, line in enumerate(data.split(b"\n"), start=1):
-        length = len(line.rstrip(b"\r"))
+    for line_no, row in enumerate(data.split(b"\n"), start=1):
+        length = len(row.rstrip(b"\r"))
         if length > MAX_LINE_BYTES:
             problems.append(f"line {line_no}: {length} bytes long, more than the {MAX_LINE_BYTES} accepted (PyBullet "
                             "reads a URDF in pieces of 8191 bytes and breaks tags that cross a piece's end); put "

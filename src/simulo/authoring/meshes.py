@@ -30,6 +30,7 @@ import struct
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from simulo.authoring.limits import MAX_MESH_BYTES
 from simulo.errors import AssetError
@@ -220,9 +221,9 @@ def _dae_check(data: bytes) -> MeshCheck:
     except ImportError as exc:  # a base dependency; missing only in a broken install
         return MeshCheck(f"cannot be checked: trimesh is not installed ({exc}); reinstall simulo-local")
     try:
-        mesh = trimesh.load(io.BytesIO(data), file_type="dae", force="mesh", process=False)
-        faces = int(len(mesh.faces))
-        vertices = int(len(mesh.vertices))
+        mesh: Any = trimesh.load(io.BytesIO(data), file_type="dae", force="mesh", process=False)
+        faces = len(mesh.faces)
+        vertices = len(mesh.vertices)
         top = int(mesh.faces.max()) if faces else -1
     except Exception as exc:  # noqa: BLE001 - any failure of the reader means the engine cannot read it either
         return MeshCheck(f"is not a COLLADA mesh that can be read: {type(exc).__name__}: {str(exc)[:120]}")
