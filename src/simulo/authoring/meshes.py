@@ -9,8 +9,9 @@ whose face indices point past its vertices. So every mesh a URDF names is read h
 - OBJ: every ``v`` three finite numbers, every face index in range (1-based, or negative counting back from
   the last vertex read so far, as the OBJ format defines);
 - COLLADA (``.dae``): parsed safely (``defusedxml``: no entity, no external reference), then read with
-  ``trimesh`` (and ``pycollada``), imported on first use: a garbage or empty document, or one whose triangles
-  index past its vertices, is refused (PyBullet would leave the link without a shape, or crash).
+  ``trimesh`` (and ``pycollada``), imported on first use: a garbage document, or one without a scene, is
+  refused (PyBullet 3.2.7 crashes on ``<COLLADA/>``); triangles indexing past the vertices are dropped by the
+  reader, and a document left with no triangle is empty (below).
 
 A mesh file larger than :data:`~simulo.authoring.limits.MAX_MESH_BYTES` is refused before it is read.
 
