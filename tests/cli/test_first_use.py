@@ -142,3 +142,16 @@ def test_run_with_an_address_nothing_listens_on_fails_before_the_run(
     assert err == (f"simulo run: error: WorkerError: cannot reach a Ray cluster at '127.0.0.1:{port}': Connection "
                    "refused; is the cluster running (ray start --head) and the port open?\n")
     assert not runs.exists()
+
+
+def test_a_job_printing_non_ascii_runs_under_an_ascii_terminal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")  # what the job process would inherit
+    app = tmp_path / "accents.py"
+    app.write_text("import simulo\napp = simulo.App('accents')\n\n@app.job\ndef main() -> dict:\n"
+                   "    print('h\\u00e9llo \\u2713')\n    return {'mark': '\\u2713'}\n", encoding="utf-8")
+    code = run.main([str(app), "--runs-dir", str(tmp_path / "runs")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert _strict_json(out) == {"mark": "\u2713"} and "h\u00e9llo \u2713" in err

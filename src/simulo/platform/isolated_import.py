@@ -98,6 +98,7 @@ def check_import(path: str | Path) -> None:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "simulo.platform.isolated_import", str(path), str(result)],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**os.environ, "PYTHONIOENCODING": "utf-8"},
             )
             try:
                 code = proc.wait(timeout=timeout)
@@ -128,6 +129,8 @@ def _main(path: str, result: str) -> int:
         outcome: dict[str, str] = {}
     except JobError as exc:
         outcome = {"error": str(exc)}
+    except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt or GeneratorExit raised by the file itself
+        outcome = {"error": f"importing {Path(path).name} raised {type(exc).__name__}: {exc}"}
     Path(result).write_text(json.dumps(outcome), encoding="utf-8")
     sys.stdout.flush()
     sys.stderr.flush()

@@ -217,7 +217,9 @@ def _run_attempt(
         "flags": context.flags.to_json(),
         "python_path": list(request.python_path),
     }
-    env = {**os.environ, **dict(request.env), **context.environ(), "PYTHONUNBUFFERED": "1"}
+    # the job writes UTF-8 whatever this terminal's encoding (the tee decodes UTF-8; stderr backslash-escapes)
+    env = {**os.environ, **dict(request.env), **context.environ(), "PYTHONUNBUFFERED": "1",
+           "PYTHONIOENCODING": "utf-8"}
     env.pop(ENV_ADDRESS, None)
     env.update(ScaleSettings(request.workers, request.address).environ())
     proc = subprocess.Popen(
