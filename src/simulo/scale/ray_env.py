@@ -314,7 +314,8 @@ class RayLearningEnv:
             TaskError: a task method failed in a shard.
             WorkerError: an actor died.
         """
-        checked = self.tensors.floats(actions, (self.num_envs, self.action_dim), "actions")
+        # as LocalEnv: the caller's torch actions do not switch a numpy task's library
+        checked = self.tensors.floats(to_numpy(actions, "actions"), (self.num_envs, self.action_dim), "actions")
         torch_seen = self.tensors.uses_torch
         parts = self._request([("step", checked[s.first:s.stop], torch_seen) for s in self.shards],
                               f"step() at env step {self.step_count}")
