@@ -81,3 +81,36 @@ def line_problems(text: str) -> list[str]:
             if len(problems) >= 3:
                 break
     return problems
+
+
+MAX_LENGTH = 1e6
+"""Largest magnitude of a length in a URDF (m): shape sizes, origins, mesh scales. PyBullet steps to NaN poses
+with lengths of 1e100 (measured fine at 1e50)."""
+
+MIN_COLLISION_SIZE = 1e-6
+"""Smallest non-zero size of a collision shape (m). PyBullet steps to NaN with a box of 1e-20 (fine at 1e-9)."""
+
+MASS_RANGE = (1e-9, 1e9)
+"""A link's mass is 0 or lies in this range (kg). PyBullet steps to NaN with 1e200 kg or 1e-200 kg (measured fine
+from 1e-100 to 1e100)."""
+
+MAX_INERTIA = 1e12
+"""Largest magnitude of an ``<inertia>`` entry (kg·m²)."""
+
+
+def magnitude_problem(values: tuple[float, ...], what: str, collision: bool = False) -> str | None:
+    """Why lengths are out of the ranges above (``what`` names them), or None."""
+    if any(abs(v) > MAX_LENGTH for v in values):
+        return f"{what} has a length beyond {MAX_LENGTH:g} m in magnitude; PyBullet's poses turn NaN at 1e100"
+    if collision and any(0 < abs(v) < MIN_COLLISION_SIZE for v in values):
+        return (f"{what} has a size below {MIN_COLLISION_SIZE:g} m, too small for a collision shape (PyBullet's "
+                "poses turn NaN)")
+    return None
+
+
+def mass_problem(mass: float) -> str | None:
+    """Why a (finite, >= 0) mass is out of :data:`MASS_RANGE`, or None."""
+    low, high = MASS_RANGE
+    if mass != 0 and not low <= mass <= high:
+        return f"mass {mass:g} kg is outside {low:g} to {high:g} kg (or 0); PyBullet's poses turn NaN with 1e200 kg"
+    return None

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from simulo.authoring import xacro_args
 from simulo.authoring.inertia import inertia_problem
-from simulo.authoring.limits import MAX_LINKS, line_problems
+from simulo.authoring.limits import MAX_INERTIA, MAX_LINKS, line_problems, magnitude_problem, mass_problem
 from simulo.authoring.masses import mass_rules
 from simulo.authoring.meshes import check_mesh_file
 from simulo.authoring.packages import resolve_mesh
@@ -113,8 +113,10 @@ class _Checker:
                     self.substitutions.append((node.offset, attr, expanded))
             if node.tag == "origin":
                 for attr in ("xyz", "rpy"):
-                    if attr in node.attrib:
-                        self.numbers(node, attr, 3, "<origin>")
+                    values = self.numbers(node, attr, 3, "<origin>") if attr in node.attrib else None
+                    problem = magnitude_problem(values, "<origin> xyz") if values and attr == "xyz" else None
+                    if problem:
+                        self.add(node, problem)
         link_lines = self.check_links(root)
         joints, children, orphans = self.check_joints(root, link_lines)
         root_link = self.check_tree(root, link_lines, joints, children, orphans)
@@ -160,6 +162,8 @@ class _Checker:
             value = number(mass.attrib["value"])
             if value is None or value < 0:
                 self.add(mass, f"{label}: mass value={mass.attrib['value']!r} must be a number >= 0 (kg)")
+            elif mass_problem(value):
+                self.add(mass, f"{label}: {mass_problem(value)}")
         inertia = inertial.find("inertia")
         if inertia is None:
             self.add(inertial, f"{label}: <inertial> needs <inertia ixx=... ixy=... ixz=... iyy=... iyz=... izz=...>")
@@ -172,7 +176,9 @@ class _Checker:
         if bad:
             self.add(inertia, f"{label}: <inertia> values must be finite numbers, got {', '.join(bad)}")
         elif not missing:
-            problem = inertia_problem(*(float(inertia.attrib[a]) for a in _INERTIA_ATTRS))
+            entries = [float(inertia.attrib[a]) for a in _INERTIA_ATTRS]
+            problem = inertia_problem(*entries) if max(map(abs, entries)) <= MAX_INERTIA else (
+                f"has an entry beyond {MAX_INERTIA:g} kg·m² in magnitude")
             if problem is not None:
                 self.add(inertia, f"{label}: <inertia> {problem}")
         return value if value is not None and value >= 0 else 1.0
@@ -190,8 +196,10 @@ class _Checker:
         shape = shapes[0]
         if shape.tag == "mesh":
             self.check_mesh(shape, label, collision)
-            if "scale" in shape.attrib:
-                self.numbers(shape, "scale", 3, f"{label} <mesh>")
+            scale = self.numbers(shape, "scale", 3, f"{label} <mesh>") if "scale" in shape.attrib else None
+            problem = magnitude_problem(scale, f"<mesh> scale={shape.attrib['scale']!r}") if scale else None
+            if problem:
+                self.add(shape, f"{label}: {problem}")
             return
         needed = {"box": ("size",), "sphere": ("radius",)}.get(shape.tag, ("radius", "length"))
         for attr in needed:
@@ -202,6 +210,10 @@ class _Checker:
             if values is not None and any(v < 0 or (collision and v == 0) for v in values):
                 self.add(shape, f"{label}: <{shape.tag}> {attr}={shape.attrib[attr]!r} must be "
                          + ("> 0 (a collision shape needs a size)" if collision else ">= 0"))
+            elif values is not None:
+                problem = magnitude_problem(values, f"<{shape.tag}> {attr}={shape.attrib[attr]!r}", collision)
+                if problem:
+                    self.add(shape, f"{label}: {problem}")
 
     def check_mesh(self, mesh: Node, label: str, collision: bool) -> None:
         filename = mesh.attrib.get("filename", "")
