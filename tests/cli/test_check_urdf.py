@@ -64,7 +64,7 @@ def test_unreadable_text_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[s
     latin = tmp_path / "latin.urdf"
     latin.write_bytes(b"<robot name='\xe9'/>")
     assert check_urdf.main([str(latin)]) == 2
-    assert "cannot read as UTF-8 text" in capsys.readouterr().err
+    assert "latin.urdf: not UTF-8 text (invalid continuation byte at byte 13)" in capsys.readouterr().err
 
 
 def test_no_arguments_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,8 @@ AT_IMPORT = [
     ("hang", "time.sleep(600)", "importing hostile.py did not finish within 3 s"),
     ("raises", "raise RuntimeError('boom')", "importing hostile.py failed: RuntimeError: boom"),
     ("recursion", "def f(): return f()\nf()", "importing hostile.py failed: RecursionError"),
+    ("thread", "import threading\nthreading.Thread(target=time.sleep, args=(600,), name='poller').start()",
+     "importing hostile.py left a thread running (poller), which would keep simulo run from exiting"),
     ("keyboard_interrupt", "raise KeyboardInterrupt('from the file')",
      "importing hostile.py raised KeyboardInterrupt: from the file"),
 ]

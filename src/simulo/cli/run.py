@@ -79,8 +79,10 @@ Run a job of an app file on this computer.
 Accepted as what a local run does anyway: --no-viewstream, --skip-preflight.
 No local meaning (exit 2): --viewstream, --record-3d COPIES.
 
-Exit status: 0 completed, 1 failed or could not start (a preview: a check failed), 2 usage error,
-124 timed out."""
+The app file is imported first in a child process, given $SIMULO_DISCOVERY_TIMEOUT seconds (default 60).
+
+Exit status: 0 completed, 1 failed or could not start (a preview: a check failed), 2 usage error (or an app
+file that crashes, exits or hangs when imported), 124 timed out."""
 
 _VALUED = ("--job", "--runs-dir", "--workers", "--address", "--from", "--compare", "--require-success", "--tag",
            "--record-3d", "--engine")

@@ -10,6 +10,8 @@ whatever ended it into a one-line :class:`~simulo.errors.JobError`:
 * killed by a signal: ``importing app.py killed the process by SIGSEGV``;
 * ``sys.exit(n)`` / ``os._exit(n)`` at import: ``importing app.py exited the process (...)``;
 * no return within the bound: ``importing app.py did not finish within 60 s``;
+* a thread the file started and left running (it would keep ``simulo run`` from ever exiting):
+  ``importing app.py left a thread running``;
 * an ordinary import error: the same message the in-process import gives.
 
 Only a file whose import ended normally in the child is imported again in the CLI's own process. The
@@ -25,6 +27,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 from simulo.errors import JobError
@@ -33,6 +37,7 @@ DISCOVERY_TIMEOUT_VARIABLE = "SIMULO_DISCOVERY_TIMEOUT"
 """Environment variable: seconds an app file's discovery import may take (default 60)."""
 DEFAULT_DISCOVERY_TIMEOUT_S = 60.0
 _KILL_GRACE_S = 2.0
+_THREAD_GRACE_S = 1.0  # how long threads the file started may take to end after its import
 
 
 def discovery_timeout() -> float:
@@ -121,12 +126,26 @@ def check_import(path: str | Path) -> None:
             raise JobError(str(outcome["error"]))
 
 
+def _left_running(name: str) -> dict[str, str]:
+    """An error when the import left a non-daemon thread running (after :data:`_THREAD_GRACE_S`), else ``{}``."""
+    deadline = time.monotonic() + _THREAD_GRACE_S
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    running = [t.name for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon
+               and t.is_alive()]
+    if not running:
+        return {}
+    return {"error": f"importing {name} left a thread running ({', '.join(running)}), which would keep simulo run "
+                     "from exiting; start threads in the job, or make them daemon threads"}
+
+
 def _main(path: str, result: str) -> int:
     from simulo.platform.jobs import load_app_file  # noqa: PLC0415 - only the child imports the app
 
     try:
         load_app_file(path, discovery=True)
-        outcome: dict[str, str] = {}
+        outcome: dict[str, str] = _left_running(Path(path).name)
     except JobError as exc:
         outcome = {"error": str(exc)}
     except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt or GeneratorExit raised by the file itself
