@@ -388,7 +388,9 @@ def check_urdf(text: str, source: str = "<string>", base_dir: Path | None = None
 
     Raises:
         UrdfError: The text is not XML, is hostile XML (DTD, entities, external references; refused, never
-            expanded), or breaks URDF rules. ``problems`` lists every issue, each with its line number.
+            expanded), breaks URDF rules, or exceeds a limit of :mod:`simulo.authoring.limits` (size, line
+            length, links, nesting, magnitudes; see ``docs/limits.md``). ``problems`` lists every issue, each
+            with its line number.
     """
     if not isinstance(text, str):
         raise UrdfError(source, [f"expected the URDF document as text (str), got {type(text).__name__}"])
