@@ -152,6 +152,9 @@ def test_sidecar_names_the_entry_and_the_base(tmp_path: Path) -> None:
     (json.dumps({"base": "wobbly"}), "\"base\" is 'wobbly'; expected \"fixed\" or \"floating\""),
     (json.dumps({"entry": "../escape.urdf"}), "is not a file inside"),
     (json.dumps({"entry": "missing.urdf"}), "is not a file inside"),
+    ("[" * 100_000, "cannot read .* as JSON: maximum recursion depth"),
+    (" " * (1024 * 1024 + 1), "has 1048577 bytes, more than the 1048576 bytes"),
+    (json.dumps(["x" * 10_000]), r"got \['x{198}$"),
 ])
 def test_bad_sidecar_is_a_clear_error(tmp_path: Path, sidecar: str, fragment: str) -> None:
     folder = tmp_path / "assets" / "robot" / "rover"

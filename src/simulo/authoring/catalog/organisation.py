@@ -28,7 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simulo.authoring.catalog.registry import AssetRef
-from simulo.errors import AssetError
+from simulo.authoring.limits import read_bounded
+from simulo.errors import AssetError, SizeLimitError
+
+_MAX_SIDECAR_BYTES = 1024 * 1024
 
 ASSET_PATH_ENV = "SIMULO_ASSET_PATH"
 """Environment variable listing extra asset roots (``os.pathsep``-separated)."""
@@ -128,10 +131,10 @@ def _entry(ref: AssetRef, folder: Path) -> tuple[Path, bool]:
 
 def _read_sidecar(ref: AssetRef, sidecar: Path) -> dict[str, str]:
     try:
-        data = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(read_bounded(sidecar, _MAX_SIDECAR_BYTES, "asset sidecar").decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, SizeLimitError) as exc:
         raise AssetError(f"organisation asset {ref.text!r}: cannot read {str(sidecar)!r} as JSON: {exc}") from exc
     if not isinstance(data, dict) or not all(isinstance(v, str) for k, v in data.items() if k in ("entry", "base")):
         raise AssetError(f"{str(sidecar)!r} must hold a JSON object whose \"entry\" and \"base\" are strings, "
-                         f"got {data!r}")
+                         f"got {repr(data)[:200]}")
     return {k: v for k, v in data.items() if k in ("entry", "base")}
