@@ -51,6 +51,36 @@ DEFAULTS: dict[str, Any] = {
     "time_limit_bootstrap": True,
 }
 
+ALGORITHMS = ("PPO",)
+
+
+def check_trainer_options(*, algorithm: Any, ml_framework: Any, seed: Any, resume: Any, progress: Any,
+                          torch_threads: Any, hidden_layers: Any, debug_on_anomaly: Any) -> None:
+    """Check ``RLTrainer``'s arguments other than the environment and ``agent_cfg``.
+
+    Raises:
+        SimuloValueError: One is invalid (the message names it and what was expected).
+        NotImplementedError: ``debug_on_anomaly`` is enabled (anomaly capture is not implemented locally).
+    """
+    if not isinstance(algorithm, str) or algorithm.upper() not in ALGORITHMS:
+        raise SimuloValueError(f"algorithm={algorithm!r}: expected one of {ALGORITHMS} (case-insensitive)")
+    if ml_framework != "torch":
+        raise SimuloValueError(f"ml_framework={ml_framework!r}: expected 'torch'")
+    if not is_int(seed, 0):
+        raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
+    if resume not in (None, True, False):
+        raise SimuloValueError(f"resume={resume!r}: expected None, True or False")
+    if not isinstance(progress, bool):
+        raise SimuloValueError(f"progress={progress!r}: expected True or False")
+    if torch_threads is not None and not is_int(torch_threads, 1):
+        raise SimuloValueError(f"torch_threads={torch_threads!r}: expected an integer >= 1 or None")
+    if isinstance(hidden_layers, (str, bytes)) or not isinstance(hidden_layers, (tuple, list)) \
+            or not hidden_layers or not all(is_int(h, 1) for h in hidden_layers):
+        raise SimuloValueError(f"hidden_layers={hidden_layers!r}: expected a non-empty tuple of sizes >= 1")
+    if debug_on_anomaly is not None and getattr(debug_on_anomaly, "enabled", True):
+        raise NotImplementedError("debug_on_anomaly: anomaly capture is not implemented by the local trainer yet")
+
+
 _POSITIVE_INTS = ("rollouts", "learning_epochs", "mini_batches")
 _NON_NEGATIVE_INTS = ("random_timesteps", "learning_starts")
 _UNIT = ("discount_factor", "lambda")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulo._checks import is_int
-from simulo.errors import ShapeError, SimuloError, SimuloValueError
+from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import (
     BEST,
@@ -35,18 +35,16 @@ from simulo.rl.training.checkpoints import (
     resolve_location,
     write_checkpoint,
 )
-from simulo.rl.training.config import check_agent_cfg, describe_cfg
+from simulo.rl.training.config import check_agent_cfg, check_trainer_options, describe_cfg
 from simulo.rl.training.deps import require_skrl, require_torch
 from simulo.rl.training.progress import Progress
 from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
-    import torch
     from torch import Tensor
 
     from simulo.rl.training.networks import DeterministicActor
 
-ALGORITHMS = ("PPO",)
 REWARD_WINDOW = 100
 """The reward of an iteration is the mean return of the last ``REWARD_WINDOW`` finished episodes."""
 CHECKPOINT_EVERY = 50
@@ -102,23 +100,9 @@ class RLTrainer:
         torch_threads: int | None = 1,
         hidden_layers: tuple[int, ...] = (64, 64),
     ) -> None:
-        if not isinstance(algorithm, str) or algorithm.upper() not in ALGORITHMS:
-            raise SimuloValueError(f"algorithm={algorithm!r}: expected one of {ALGORITHMS} (case-insensitive)")
-        if ml_framework != "torch":
-            raise SimuloValueError(f"ml_framework={ml_framework!r}: expected 'torch'")
-        if not is_int(seed, 0):
-            raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
-        if resume not in (None, True, False):
-            raise SimuloValueError(f"resume={resume!r}: expected None, True or False")
-        if not isinstance(progress, bool):
-            raise SimuloValueError(f"progress={progress!r}: expected True or False")
-        if torch_threads is not None and not is_int(torch_threads, 1):
-            raise SimuloValueError(f"torch_threads={torch_threads!r}: expected an integer >= 1 or None")
-        if isinstance(hidden_layers, (str, bytes)) or not isinstance(hidden_layers, (tuple, list)) \
-                or not hidden_layers or not all(is_int(h, 1) for h in hidden_layers):
-            raise SimuloValueError(f"hidden_layers={hidden_layers!r}: expected a non-empty tuple of sizes >= 1")
-        if debug_on_anomaly is not None and getattr(debug_on_anomaly, "enabled", True):
-            raise NotImplementedError("debug_on_anomaly: anomaly capture is not implemented by the local trainer yet")
+        check_trainer_options(algorithm=algorithm, ml_framework=ml_framework, seed=seed, resume=resume,
+                              progress=progress, torch_threads=torch_threads, hidden_layers=hidden_layers,
+                              debug_on_anomaly=debug_on_anomaly)
         cfg = check_agent_cfg(agent_cfg)
         num_envs, _, action_dim = check_vector_env(env)
         if cfg["mini_batches"] > cfg["rollouts"] * num_envs:
@@ -435,56 +419,23 @@ class RLTrainer:
     def _iteration(self, last_iteration: int) -> None:
         import torch  # noqa: PLC0415 - available: checked in __init__
 
-        from simulo.rl.training.agent import ACTION_LIMIT  # noqa: PLC0415
-        from simulo.rl.training.inputs import as_batch  # noqa: PLC0415
+        from simulo.rl.training.rollout import RolloutSpan, finished_returns, run_rollout  # noqa: PLC0415
 
-        agent, env, n = self._agent, self.env, self.num_envs
         rollouts = int(self._cfg["rollouts"])
         if self._states is None:
-            self._states = self._source.states(reset_observations(env.reset()), "reset()")
-            self._running_return = torch.zeros(n, device=self._device)
-        states = self._states
-        env_device = _torch_device(getattr(env, "device", None))
-        timesteps = last_iteration * rollouts
-        for t in range(rollouts):
-            timestep = self.iteration * rollouts + t
-            agent.pre_interaction(timestep=timestep, timesteps=timesteps)
-            with torch.no_grad():
-                actions = agent.act(states, timestep=timestep, timesteps=timesteps)[0]
-            clipped = actions.clamp(-ACTION_LIMIT, ACTION_LIMIT)
-            result = env.step(clipped if env_device is None else clipped.to(env_device))
-            if not isinstance(result, tuple) or len(result) != 5:
-                raise ShapeError(f"env.step() returned {type(result).__name__}: expected (obs, rewards, terminated, "
-                                 "truncated, info)")
-            next_obs, rewards, terminated, truncated, info = result
-            step = f"step() at iteration {self.iteration + 1}, rollout step {t}"
-            next_states = self._source.states(next_obs, step)
-            rewards = as_batch(rewards, f"{step}: rewards", n, (), torch.float32, self._device)
-            terminated = as_batch(terminated, f"{step}: terminated", n, (), torch.bool, self._device)
-            truncated = as_batch(truncated, f"{step}: truncated", n, (), torch.bool, self._device)
-            self._record_episodes(rewards, terminated | truncated, info)
-            with torch.no_grad():
-                agent.record_transition(states=states, actions=actions, rewards=rewards.clone().view(-1, 1),
-                                        next_states=next_states, terminated=terminated.view(-1, 1),
-                                        truncated=truncated.view(-1, 1), infos=info, timestep=timestep,
-                                        timesteps=timesteps)
-            agent.post_interaction(timestep=timestep, timesteps=timesteps)
-            states = next_states
-        self._states = states
-        self.iteration += 1
-        self.env_steps += rollouts * n
-        self.reward_history.append(sum(self._window) / len(self._window) if self._window else None)
+            self._states = self._source.states(reset_observations(self.env.reset()), "reset()")
+            self._running_return = torch.zeros(self.num_envs, device=self._device)
+        running = self._running_return
+        assert running is not None
 
-    def _record_episodes(self, rewards: torch.Tensor, dones: torch.Tensor, info: Any) -> None:
-        assert self._running_return is not None
-        self._running_return += rewards
-        episode = info.get("episode") if isinstance(info, Mapping) else None
-        if isinstance(episode, Mapping) and "return" in episode:
-            returns = [float(r) for r in _flat(episode["return"])]
-        else:
-            returns = [float(r) for r in self._running_return[dones].tolist()]
-        self._window.extend(returns)
-        self._running_return[dones] = 0.0
+        def record(rewards: Tensor, dones: Tensor, info: Any) -> None:
+            self._window.extend(finished_returns(rewards, dones, info, running))
+
+        span = RolloutSpan(self.iteration + 1, self.iteration * rollouts, rollouts, last_iteration * rollouts)
+        self._states = run_rollout(self._agent, self.env, self._source, self._states, span, record)
+        self.iteration += 1
+        self.env_steps += rollouts * self.num_envs
+        self.reward_history.append(sum(self._window) / len(self._window) if self._window else None)
 
 
 def _default_log_dir(checkpoints: Path) -> Path:
@@ -492,26 +443,6 @@ def _default_log_dir(checkpoints: Path) -> Path:
     return (checkpoints.parent if checkpoints.name == "checkpoints" else checkpoints) / "tensorboard"
 
 
-def _torch_device(name: Any) -> torch.device | None:
-    """Return the env's device if torch can place tensors there, else ``None`` (hand over ours)."""
-    import torch  # noqa: PLC0415
-
-    try:
-        device = torch.device(name)
-    except (RuntimeError, TypeError):
-        return None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        return None
-    return device
-
-
 def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
-
-def _flat(value: Any) -> list[Any]:
-    if hasattr(value, "reshape") and hasattr(value, "tolist"):
-        return list(value.reshape(-1).tolist())
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    return [value]
