@@ -253,6 +253,9 @@ class _Checker:
                 self.add(node, f"{label} has no type; expected one of {', '.join(JOINT_TYPES)}")
             elif kind not in JOINT_TYPES:
                 self.add(node, f"{label} has unknown type {kind!r}; expected one of {', '.join(JOINT_TYPES)}")
+            elif kind == "floating":
+                self.notes.append(f"{label} is floating: PyBullet would load it as fixed, so a scene refuses it "
+                                  "(SceneError); load the child as a robot of its own, or write type=\"fixed\"")
             ends = {end: self.check_joint_end(node, end, label, link_lines) for end in ("parent", "child")}
             parent, child = ends["parent"], ends["child"]
             if parent is not None and child is not None and parent == child:
