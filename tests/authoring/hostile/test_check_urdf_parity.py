@@ -35,6 +35,8 @@ def _inertia(values: str) -> str:
 CASES: dict[str, tuple[str, dict[str, bytes], str | None]] = {
     "obj_face_out_of_range": (robot(mesh_link("a", "m.obj")), {"m.obj": b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n"},
                               "line 4: face index '9' is out of range; 3 vertices are defined before it"),
+    "obj_normal_and_texture_indices_out_of_range_load": (
+        robot(mesh_link("a", "m.obj")), {"m.obj": tetra_obj().replace(b"f 1 2 3", b"f 1/9/9 2//99 3/7")}, None),
     "obj_good": (robot(mesh_link("a", "m.obj")), {"m.obj": tetra_obj()}, None),
     "obj_nan_vertex": (robot(mesh_link("a", "m.obj")), {"m.obj": b"v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"},
                        "vertex 'v nan 0 0' needs 3 finite numbers"),
