@@ -25,6 +25,10 @@ MAX_LINKS = 256
 """Most links in one URDF. PyBullet's load time grows about as the cube of the link count (2.3 s for 250 links,
 17 s for 500, over 100 s for 1000)."""
 
+MAX_NAME_BYTES = 255
+"""Longest robot, link or joint name, in UTF-8 bytes. PyBullet copies names into 1024-byte buffers: a base link
+named with 7990 characters loads and steps, then ``getBodyInfo`` crashes the process (SIGSEGV)."""
+
 MAX_XML_DEPTH = 64
 """Deepest element nesting in a URDF (a URDF needs 5 levels: robot, link, collision, geometry, mesh)."""
 

@@ -26,7 +26,14 @@ from pathlib import Path
 
 from simulo.authoring import xacro_args
 from simulo.authoring.inertia import inertia_problem
-from simulo.authoring.limits import MAX_INERTIA, MAX_LINKS, line_problems, magnitude_problem, mass_problem
+from simulo.authoring.limits import (
+    MAX_INERTIA,
+    MAX_LINKS,
+    MAX_NAME_BYTES,
+    line_problems,
+    magnitude_problem,
+    mass_problem,
+)
 from simulo.authoring.masses import mass_rules
 from simulo.authoring.meshes import check_mesh_file
 from simulo.authoring.packages import resolve_mesh
@@ -65,6 +72,10 @@ class _Checker:
         Returns the name and a label for later messages (``link 'arm'`` or ``unnamed link``).
         """
         name = node.attrib.get("name", "")
+        if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+            self.add(node, f"<{tag}> name {name[:40]!r}... has {len(name.encode('utf-8'))} bytes, more than the "
+                     f"{MAX_NAME_BYTES} accepted (PyBullet keeps names in 1024-byte buffers and crashes past them)")
+            return "", f"{tag} {name[:40]!r}..."  # reported here; left out of the tree checks
         if not name.strip():
             self.add(node, f"<{tag}> has no name; expected {expected}")
         elif name in seen:
@@ -97,6 +108,9 @@ class _Checker:
         name = root.attrib.get("name", "")
         if not name.strip():
             self.add(root, "<robot> has no name; expected <robot name=\"...\">")
+        elif len(name.encode("utf-8")) > MAX_NAME_BYTES:
+            self.add(root, f"<robot> name {name[:40]!r}... has {len(name.encode('utf-8'))} bytes, more than the "
+                     f"{MAX_NAME_BYTES} accepted (PyBullet keeps names in 1024-byte buffers and crashes past them)")
         for tag in ("link", "joint"):
             count = len(root.findall(tag))
             if count > MAX_LINKS:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import simulo
+from simulo.authoring.limits import MAX_LINE_BYTES
 from simulo.cli.check_urdf import main as check_urdf_main
 from simulo.errors import UrdfError
 
@@ -29,6 +30,12 @@ def _inertia(values: str) -> str:
     ixx, ixy, ixz, iyy, iyz, izz = values.split()
     return robot(f'<link name="a"><inertial><mass value="1"/><inertia ixx="{ixx}" ixy="{ixy}" ixz="{ixz}" '
                  f'iyy="{iyy}" iyz="{iyz}" izz="{izz}"/></inertial>{_BOX}</link>')
+
+
+def _at_limit() -> str:
+    """A line exactly MAX_LINE_BYTES long, with no whitespace where PyBullet's pieces could end."""
+    short = link("a", _BOX)
+    return short[:-len("</link>")] + "<!--" + "b" * (MAX_LINE_BYTES - len(short) - 7) + "-->" + "</link>"
 
 
 #: name -> (URDF text, {mesh file: bytes}, a fragment of the refusal, or None when it must load)
@@ -83,6 +90,10 @@ CASES: dict[str, tuple[str, dict[str, bytes], str | None]] = {
     "entity_expansion": (_LAUGHS, {}, "a document type declaration (<!DOCTYPE ...>) is not allowed"),
     "external_entity": (_EXTERNAL, {}, "nothing was expanded"),
     "long_line": (robot(link("a", _BOX + " " * 9000)), {}, "more than the 8190 accepted"),
+    "line_at_the_limit_with_a_tag_to_its_end": (robot(_at_limit()), {}, None),
+    "link_name_that_crashes_pybullet": (robot(link("a" * 7990, _BOX)), {}, "has 7990 bytes, more than the 255"),
+    "robot_name_too_long": (robot(link("a", _BOX), name="r" * 256), {}, "<robot> name 'rrrr"),
+    "names_at_the_limit": (robot(link("a" * 255, _BOX), name="r" * 255), {}, None),
     "too_many_links": (chain(257), {}, "the robot has 257 links, more than the 256"),
     "chain_of_64": (chain(64), {}, None),
     "deep_nesting": ('<robot name="r">' + "<x>\n" * 70 + "</x>\n" * 70 + "</robot>", {}, "elements nest more"),
