@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 
 from simulo.authoring import xacro_args
-from simulo.authoring.inertia import inertia_problem
+from simulo.authoring.inertia import inertia_problem, usable_from_file
 from simulo.authoring.limits import (
     MAX_INERTIA,
     MAX_LINKS,
@@ -62,6 +62,7 @@ class _Checker:
         self.masses: dict[str, float] = {}
         self.joint_lines: dict[str, int] = {}
         self.no_inertial: list[str] = []
+        self.not_from_file: list[str] = []
 
     def add(self, node: Node, message: str) -> None:
         self.problems.append((node.line, message))
@@ -139,7 +140,7 @@ class _Checker:
             self.notes += notes
             self.problems += [(self.joint_lines[name], message) for name, message in problems]
         return UrdfModel(name, tuple(link_lines), tuple(joints), root_link, tuple(self.meshes),
-                         tuple(self.substitutions), tuple(self.notes))
+                         tuple(self.substitutions), tuple(self.notes), tuple(self.not_from_file))
 
     # -- links ----------------------------------------------------------------------------------------
 
@@ -159,14 +160,14 @@ class _Checker:
                 if collisions:
                     self.add(link, f"{label} has <collision> geometry but no <inertial>; add one with a <mass> and "
                              "an <inertia> (PyBullet would silently give it 1 kg and unit inertia)")
-            self.masses[link_name] = 1.0 if inertial is None else self.check_inertial(inertial, label)
+            self.masses[link_name] = 1.0 if inertial is None else self.check_inertial(inertial, label, link_name)
             if inertial is None and link_name.strip():
                 self.no_inertial.append(link_name)
         if not robot.findall("link"):
             self.add(robot, "the robot defines no <link>; a URDF needs at least one")
         return lines
 
-    def check_inertial(self, inertial: Node, label: str) -> float:
+    def check_inertial(self, inertial: Node, label: str, link_name: str) -> float:
         """Check an ``<inertial>``; return its mass (1 kg when malformed, so mass rules stay quiet then)."""
         mass = inertial.find("mass")
         value: float | None = 1.0
@@ -195,6 +196,8 @@ class _Checker:
                 f"has an entry beyond {MAX_INERTIA:g} kg·m² in magnitude")
             if problem is not None:
                 self.add(inertia, f"{label}: <inertia> {problem}")
+            elif value and not usable_from_file(*entries):
+                self.not_from_file.append(link_name)
         return value if value is not None and value >= 0 else 1.0
 
     def check_geometry(self, geometry: Node, label: str, collision: bool) -> None:

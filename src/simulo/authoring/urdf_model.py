@@ -75,6 +75,10 @@ class UrdfModel:
         meshes: Every ``<mesh>``, in document order.
         substitutions: ``$(optenv ...)`` values as (start-tag offset, attribute, expanded value).
         notes: Things accepted that change how the engine treats the model (a massless root link).
+        inertia_not_from_file: Links of positive mass whose ``<inertia>`` an engine must not take from the file
+            (zero, singular, or breaking the triangle inequality: PyBullet's ``URDF_USE_INERTIA_FROM_FILE`` steps
+            them to NaN); compute theirs from the collision shapes instead. See
+            :func:`simulo.authoring.inertia.usable_from_file`.
     """
 
     name: str
@@ -84,6 +88,7 @@ class UrdfModel:
     meshes: tuple[UrdfMesh, ...] = ()
     substitutions: tuple[tuple[int, str, str], ...] = ()
     notes: tuple[str, ...] = ()
+    inertia_not_from_file: tuple[str, ...] = ()
 
     @property
     def joint_names(self) -> tuple[str, ...]:
