@@ -425,7 +425,8 @@ class Robot:
         """
         data = self._rt_or_raise("set_body_friction")
         bodies = self.find_bodies(name_pattern)
-        check_real(friction, "friction", 0)
+        if check_real(friction, "friction", 0) > MAX_MAGNITUDE:
+            raise SimuloValueError(f"friction must be a finite number >= 0 and <= {MAX_MAGNITUDE:g}, got {friction!r}")
         for b in bodies:
             data.batch.set_body_friction(b, float(friction))
 

@@ -97,13 +97,13 @@ class Simulation:
         for flag, value in (("use_torch", use_torch), ("visuals", visuals)):
             if not isinstance(value, (bool, np.bool_)):
                 raise SimuloValueError(f"Simulation {flag} must be True or False, got {value!r}")
-        if not is_real(dt, 0, low_open=True):
-            raise SimuloValueError(f"dt must be a finite number of seconds > 0, got {dt!r}")
+        if not is_real(dt, 0, 1.0, low_open=True):
+            raise SimuloValueError(f"dt must be a finite number of seconds > 0 (at most 1), got {dt!r}")
         given: tuple[Any, ...] = (tuple(gravity) if hasattr(gravity, "__iter__") and not isinstance(gravity, str)
                                   else (gravity,))
         if len(given) != 3 or not all(isinstance(g, numbers.Real) and not isinstance(g, bool) and math.isfinite(g)
-                                      for g in given):
-            raise SimuloValueError(f"gravity must be three finite numbers (m/s²), got {given!r}")
+                                      and -1e6 <= float(g) <= 1e6 for g in given):
+            raise SimuloValueError(f"gravity must be three finite numbers (m/s², at most 1e6), got {given!r}")
         engine = default_engine() if engine is None else engine
         factory = engine_factory(engine)
         max_per_world = factory.max_envs_per_world
@@ -275,7 +275,8 @@ class Simulation:
             fixed = bool(asset.fixed_base)
         fixed = fixed or robot.visual_only
         self_collision = bool(robot.articulation.enable_self_collision)
-        batch = self._engine.add_articulation(asset.urdf_path(), poses, fixed, robot.scale[0], self_collision)
+        batch = self._engine.add_articulation(asset.urdf_path(), poses, fixed, robot.scale[0], self_collision,
+                                              inertia_from_file=asset.inertia_from_file)
         self._robots.append(robot)  # listed first, so that close() detaches it if attaching fails half-way
         robot.runtime_attach(batch, self.tensors, poses, self._origins if per_env else None, self.dt)
 

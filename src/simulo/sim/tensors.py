@@ -106,8 +106,8 @@ class Tensors:
         self.seen(value)
         arr = to_numpy(value, name)
         if arr.dtype == object or np.issubdtype(arr.dtype, np.complexfloating) \
-                or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-            raise SimuloValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+                or not np.issubdtype(arr.dtype, np.number):  # bools are not numbers
+            raise SimuloValueError(f"{name} must be numeric, got dtype {arr.dtype}: {value!r}")
         if tuple(arr.shape) != tuple(shape):
             raise ShapeError(f"{name} must have shape {tuple(shape)}, got {tuple(arr.shape)}")
         out = np.array(arr, dtype=np.float64)
