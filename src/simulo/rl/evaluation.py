@@ -145,6 +145,7 @@ def evaluate(
     # the success rule reads the task's state, so the environments run in this process (never sharded
     # over Ray workers by `simulo run --workers`)
     env = LocalEnv(task, num_envs=count, device=device, env_spacing=env_spacing, seed=seed)
+    env.check_task_outputs = False  # non-finite outputs are counted as simulation problems below
     try:
         runner = _Runner(env, task, success)
         records = runner.run(act, episodes)

@@ -39,9 +39,16 @@ class LocalEnv(PolicyFrames):
     draws from its own stream, seeded from ``(seed, global env index)``, so ``task.random_uniform`` gives
     the same values however the batch is split over processes.
 
+    Task outputs are checked (:attr:`check_task_outputs`): non-numeric, NaN or infinite observations and rewards
+    and done masks that are not booleans (or 0/1) raise a :class:`TaskError` naming the method and the step.
+
     Raises:
         SimuloValueError: A bad argument. TaskError: the task's dimensions are not positive integers.
     """
+
+    #: Refuse malformed task outputs (see above). The evaluation and the preview turn it off: they report such
+    #: outputs per episode or per check themselves.
+    check_task_outputs = True
 
     def __init__(self, task: Task, num_envs: int = 1, device: str = "cpu", dt: float | None = None,
                  physics_steps_per_action: int | None = None, env_spacing: float | None = None,
@@ -293,7 +300,8 @@ class LocalEnv(PolicyFrames):
         if arr.shape != expected:
             raise TaskError(f"{type(self.task).__name__}.get_observations() returned shape {tuple(arr.shape)} at env "
                             f"step {self.step_count}; observation_dim={self.task.observation_dim} means {expected}")
-        self._check_numbers(arr, "get_observations()")
+        if self.check_task_outputs:
+            self._check_numbers(arr, "get_observations()")
         if is_torch(obs):
             return obs.float()
         return self.tensors.out(arr.astype(np.float32))
@@ -322,9 +330,9 @@ class LocalEnv(PolicyFrames):
         if arr.shape != (self.num_envs,):
             raise TaskError(f"{type(self.task).__name__}.{method} returned shape {tuple(arr.shape)} at env step "
                             f"{self.step_count}; expected ({self.num_envs},)")
-        if dtype is bool:
+        if self.check_task_outputs and dtype is bool:
             self._check_mask(arr, method)
-        else:
+        elif self.check_task_outputs:
             self._check_numbers(arr, method)
         return arr.astype(dtype)
 
