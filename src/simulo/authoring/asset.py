@@ -51,6 +51,7 @@ class _Model:
     spawn_pose: Pose | None
     model: UrdfModel
     source_path: Path | None
+    engine_inertia: bool = False
 
 
 def _read_urdf(path: Path, fixed_base: bool | None, spawn_pose: Pose | None = None) -> _Model:
@@ -74,7 +75,7 @@ def _read_urdf(path: Path, fixed_base: bool | None, spawn_pose: Pose | None = No
 
 def _resolve_catalog(ref: str) -> _Model:
     entry = lookup(ref)
-    return _read_urdf(entry.file, entry.fixed_base, entry.spawn_pose)
+    return replace(_read_urdf(entry.file, entry.fixed_base, entry.spawn_pose), engine_inertia=entry.engine_inertia)
 
 
 def _resolve_organisation(ref: str, app_folder: Path) -> _Model:
@@ -150,6 +151,12 @@ class Asset:
     def model(self) -> UrdfModel:
         """The checked URDF summary (links, joints, root link)."""
         return self._loaded.model
+
+    @property
+    def inertia_from_file(self) -> bool:
+        """Whether the engine takes the links' inertia tensors from the file (every model but the seed's arm,
+        whose inertia PyBullet computes from its collision shapes, as the seed program loads it)."""
+        return not self._loaded.engine_inertia
 
     @property
     def source_path(self) -> Path | None:

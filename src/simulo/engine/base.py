@@ -378,8 +378,12 @@ class Engine(Protocol):
         ...
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
-                         self_collision: bool = False) -> ArticulationBatch:
+                         self_collision: bool = False, inertia_from_file: bool = True) -> ArticulationBatch:
         """Load one copy of a URDF per environment at root-link poses (num_envs, 7).
+
+        ``inertia_from_file`` takes each link's inertia from its ``<inertia>`` (as urdfdom, Isaac Lab's importer
+        and MuJoCo do); False lets the engine compute it from the collision shapes where it can (PyBullet's
+        default).
 
         Raises:
             AssetError: The model has joints this engine cannot drive.

@@ -96,6 +96,9 @@ class CatalogEntry:
         description: One line for ``simulo asset list``.
         data: Where ``file_name`` lives: ``"catalog"`` (this package) or ``"pybullet_data"`` (the
             ``pybullet_data`` package, found at run time without importing it).
+        engine_inertia: Whether the engine computes the links' inertia from their collision shapes, as PyBullet
+            does by default, instead of reading the file's tensors: the pick-and-place arm, whose numbers are the
+            seed program's, which loads it so.
     """
 
     ref: str
@@ -105,6 +108,7 @@ class CatalogEntry:
     joints: int
     description: str
     data: str = "catalog"
+    engine_inertia: bool = False
 
     @property
     def file(self) -> Path:
@@ -133,7 +137,8 @@ _ENTRIES: dict[str, CatalogEntry] = _entries(
     CatalogEntry("simulo/robot/cartpole:v1", "cartpole.urdf", True, Pose.from_xyz(0.0, 0.0, 2.0), 2,
                  "cart on a 2 m high rail (slider_to_cart) with an unactuated pole (cart_to_pole)"),
     CatalogEntry("simulo/robot/pick_arm:v1", "pick_arm.urdf", True, None, 7,
-                 "five-joint arm with a gear-coupled parallel gripper (the pick-and-place app's arm)"),
+                 "five-joint arm with a gear-coupled parallel gripper (the pick-and-place app's arm)",
+                 engine_inertia=True),
     CatalogEntry("simulo/robot/jetbot:v1", "jetbot.urdf", False, None, 2,
                  "NVIDIA JetBot: differential drive (left_wheel_joint, right_wheel_joint) and a ball caster"),
     CatalogEntry("simulo/robot/jetbot:v2", "jetbot.urdf", False, None, 2,

@@ -120,8 +120,11 @@ class MuJoCoEngine:
         self._worlds.edit_envs(env_ids, lambda m, k: m.opt.gravity.__setitem__(slice(None), values[k]))
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
-                         self_collision: bool = False) -> MuJoCoArticulationBatch:
+                         self_collision: bool = False, inertia_from_file: bool = True) -> MuJoCoArticulationBatch:
         """Load one copy of a URDF (or MJCF ``.xml``) file per environment at root-link poses (num_envs, 7).
+
+        MuJoCo's importer always reads the file's inertias (``inertia_from_file=False`` is the same load): it has
+        no PyBullet-style recomputation from collision shapes.
 
         Raises:
             AssetError: The file cannot be loaded, or has joints other than revolute, continuous, prismatic and

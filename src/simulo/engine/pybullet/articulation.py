@@ -11,6 +11,7 @@ reports the base at its centre of mass, so the base's inertial offset is applied
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,6 +38,41 @@ def document_order(path: Path) -> tuple[list[str], list[str]] | None:
     links = [node.attrib.get("name", "") for node in root.findall("link")]
     joints = [node.attrib.get("name", "") for node in root.findall("joint")]
     return links, joints
+
+
+def file_inertias(path: Path) -> dict[str, tuple[float, float, float]]:
+    """The diagonal of each link's ``<inertia>`` in a URDF, by link name: links whose diagonal is positive and finite.
+
+    PyBullet's default loading recomputes every link's inertia from its collision shapes (and gives a link without
+    one about 3e-8 kg·m² whatever its mass: the dummy links that split the catalog humanoid's hips and shoulders
+    into single-axis joints then make it explode at dt = 1/120 s under the SDK sample's torques). The engine sets
+    these diagonals instead. Off-diagonal terms are dropped, as PyBullet's own recomputation drops them; a link
+    whose file gives no usable inertia (zero, negative, or moments that break the triangle inequality) keeps
+    PyBullet's value.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    root, refused = parse(text)
+    if refused is not None or root is None:
+        return {}
+    found: dict[str, tuple[float, float, float]] = {}
+    for node in root.findall("link"):
+        inertial = node.find("inertial")
+        inertia = None if inertial is None else inertial.find("inertia")
+        if inertia is None:
+            continue
+        try:
+            values = tuple(float(inertia.attrib.get(k, "0")) for k in ("ixx", "iyy", "izz"))
+        except ValueError:
+            continue
+        a, b, c = values
+        # a rigid body's principal moments are positive and obey the triangle inequality; PyBullet steps a link
+        # with any other diagonal to NaN, so such a link keeps PyBullet's own value
+        if all(math.isfinite(v) and v > 0.0 for v in values) and a + b >= c and b + c >= a and a + c >= b:
+            found[node.attrib.get("name", "")] = (a, b, c)
+    return found
 
 
 def _in_order(names: Sequence[str], order: Sequence[str]) -> list[int]:

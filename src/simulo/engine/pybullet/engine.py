@@ -19,7 +19,7 @@ import numpy as np
 
 from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
 from simulo.engine.pybullet import sensing
-from simulo.engine.pybullet.articulation import PyBulletArticulationBatch, document_order
+from simulo.engine.pybullet.articulation import PyBulletArticulationBatch, document_order, file_inertias
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld
 from simulo.errors import SimuloValueError
@@ -132,16 +132,25 @@ class PyBulletEngine:
             self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP | _RAY_GROUP)
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
-                         self_collision: bool = False) -> PyBulletArticulationBatch:
+                         self_collision: bool = False, inertia_from_file: bool = True) -> PyBulletArticulationBatch:
         """Load one copy of a URDF per environment at ``poses`` (num_envs, 7), link-frame poses.
 
         Joint columns and bodies follow the file's document order (see
-        :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`).
+        :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`). With ``inertia_from_file``
+        each link's inertia diagonal is the file's (:func:`~simulo.engine.pybullet.articulation.file_inertias`),
+        else PyBullet's recomputation from the collision shapes.
         """
         handles = []
+        inertias = file_inertias(path) if inertia_from_file else {}
         for i in range(self.num_envs):
             world = self.env_world[i]
             body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision)
+            if inertias:  # the file's inertias; globalScaling keeps the masses and scales lengths, so inertia by scale²
+                links = {world.base_link_name(body): -1, **{j.link_name: k for k, j in enumerate(world.joints(body))}}
+                for name, diagonal in inertias.items():
+                    if name in links:
+                        scaled = (diagonal[0] * scale**2, diagonal[1] * scale**2, diagonal[2] * scale**2)
+                        world.set_dynamics(body, links[name], inertia_diagonal=scaled)
             self._isolate(i, body)
             handles.append((world, body))
         batch = PyBulletArticulationBatch(handles, fixed_base, document_order(path))

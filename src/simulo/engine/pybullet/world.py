@@ -187,9 +187,10 @@ class PyBulletWorld:
     def set_dynamics(self, body: int, link: int, *, friction: float | None = None,
                      restitution: float | None = None, mass: float | None = None,
                      joint_damping: float | None = None, max_joint_velocity: float | None = None,
-                     joint_limits: tuple[float, float] | None = None) -> None:
+                     joint_limits: tuple[float, float] | None = None,
+                     inertia_diagonal: Vec3 | None = None) -> None:
         """Change only the given dynamics properties of one link."""
-        kw: dict[str, float] = {}
+        kw: dict[str, float | Vec3] = {}
         if friction is not None:
             kw["lateralFriction"] = friction
         if restitution is not None:
@@ -202,6 +203,8 @@ class PyBulletWorld:
             kw["maxJointVelocity"] = max_joint_velocity
         if joint_limits is not None:
             kw["jointLowerLimit"], kw["jointUpperLimit"] = joint_limits
+        if inertia_diagonal is not None:
+            kw["localInertiaDiagonal"] = inertia_diagonal
         if kw:
             p.changeDynamics(body, link, physicsClientId=self.cid, **kw)
 
