@@ -6,8 +6,10 @@ the same tensor on every read, sharing a mirror of the buffer that the runtime r
 on every read and after every step or teleport: a stray in-place write shows in that tensor until then, but
 never reaches the runtime's buffer, the engine or the drives.
 
-A handed-out object that a caller still holds (CPython's reference count says so) is kept current after
-every step and teleport, as a live buffer; one nobody holds costs nothing until it is read again.
+A view that a caller still holds, or a slice of it (CPython's reference counts of the view and of the buffer
+say so), is kept current after every step and teleport, as a live buffer; one nobody holds costs nothing until
+it is read again. A torch tensor, once handed out, is kept current after every step (a slice of it shares its
+memory without the runtime seeing it).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 
 from simulo.sim.tensors import Tensors, readonly
 
-#: references to a handed-out object that the runtime itself holds, plus ``sys.getrefcount``'s argument
+#: references to a handed-out view that the runtime itself holds, plus ``sys.getrefcount``'s argument
 _OWN_REFERENCES = 2
 
 
@@ -37,6 +39,8 @@ class PublishedBuffers:
         self._buffers = buffers
         self._views = {name: readonly(buffer) for name, buffer in buffers.items()}
         self._torch: dict[str, tuple[Any, np.ndarray]] = {}
+        #: each buffer's reference count with only the runtime's own references (its owner, this object, the view)
+        self._own = {name: sys.getrefcount(self._buffers[name]) for name in self._buffers}
 
     def get(self, name: str) -> Any:
         """The object to hand out for buffer ``name`` (which the caller has just made current)."""
@@ -56,9 +60,8 @@ class PublishedBuffers:
         """Those of ``names`` whose handed-out object someone outside the runtime still references."""
         out = []
         for name in names:
-            entry = self._torch.get(name)
-            if sys.getrefcount(self._views[name]) > _OWN_REFERENCES or (
-                    entry is not None and sys.getrefcount(entry[0]) > _OWN_REFERENCES):
+            if (name in self._torch or sys.getrefcount(self._views[name]) > _OWN_REFERENCES
+                    or sys.getrefcount(self._buffers[name]) > self._own[name]):  # a slice of the view
                 out.append(name)
         return out
 

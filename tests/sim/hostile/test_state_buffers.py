@@ -61,6 +61,14 @@ def test_a_held_view_is_current_after_a_step_and_a_teleport(cartpole, make) -> N
     np.testing.assert_array_equal(held_v, np.zeros((2, 2)))
 
 
+def test_a_held_slice_of_a_view_is_current_after_a_step(cartpole, make) -> None:
+    robot, sim = make(cartpole, num_envs=2)
+    cart = robot.state.joint_positions[:, 0]  # a view of the view: only the buffer's count shows it
+    robot.set_joint_effort_target([[10.0], [-10.0]], joint_ids=[0])
+    sim.step(12)
+    assert cart[0] > 0.0 and cart[1] < 0.0 and not cart.flags.writeable
+
+
 def test_a_step_refreshes_nothing_until_a_member_is_read(cartpole, make) -> None:
     robot, sim = make(cartpole, num_envs=2)
     robot.set_joint_effort_target([[10.0], [-10.0]], joint_ids=[0])
