@@ -54,5 +54,6 @@ def test_train_then_eval_with_latest_policy(tmp_path: Path) -> None:
 def test_eval_without_a_trained_policy_fails_clearly(tmp_path: Path) -> None:
     done = simulo_run(str(SAMPLE / "eval.py"), "--policy", "latest", "--episodes", "2", "--runs-dir",
                       str(tmp_path / "runs"))
-    assert done.returncode == 1
+    assert done.returncode == 2  # checked before the job starts: a usage error, and no run folder is taken
+    assert not list((tmp_path / "runs").glob("*/eval*/0*"))
     assert "--policy: policy 'latest': no run under" in done.stderr and "train first" in done.stderr
