@@ -154,8 +154,9 @@ class Asset:
 
     @property
     def inertia_from_file(self) -> bool:
-        """Whether the engine takes the links' inertia tensors from the file (every model but the seed's arm,
-        whose inertia PyBullet computes from its collision shapes, as the seed program loads it)."""
+        """Whether the engine takes the links' inertia tensors from the file: every model but the catalog's seed arm
+        and pybullet_data Panda, whose inertia PyBullet computes from their collision shapes, as the seed program
+        and PyBullet's own examples load them (see ``CatalogEntry.engine_inertia``)."""
         return not self._loaded.engine_inertia
 
     @property

@@ -59,11 +59,12 @@ def test_the_engine_loads_the_files_inertias_unless_told_not_to(from_file: bool)
         engine.close()
 
 
-def test_only_the_seeds_arm_keeps_pybullets_recomputed_inertia() -> None:
+def test_only_the_seeds_arm_and_pybullet_datas_panda_keep_pybullets_recomputed_inertia() -> None:
     refs = available()
-    assert "simulo/robot/pick_arm:v1" in refs and "simulo/robot/humanoid:v1" in refs
+    engine = {"simulo/robot/pick_arm:v1", "simulo/robot/franka-panda:v1", "simulo/robot/franka-panda:v2"}
+    assert engine <= set(refs) and "simulo/robot/humanoid:v1" in refs
     for ref in refs:
-        assert simulo.Asset.from_registry(ref).inertia_from_file == (ref != "simulo/robot/pick_arm:v1"), ref
+        assert simulo.Asset.from_registry(ref).inertia_from_file == (ref not in engine), ref
     assert simulo.Asset.from_urdf_file(CATALOG / "pick_arm.urdf").inertia_from_file  # a file of one's own: yes
 
 

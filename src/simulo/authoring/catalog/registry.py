@@ -98,7 +98,8 @@ class CatalogEntry:
             ``pybullet_data`` package, found at run time without importing it).
         engine_inertia: Whether the engine computes the links' inertia from their collision shapes, as PyBullet
             does by default, instead of reading the file's tensors: the pick-and-place arm, whose numbers are the
-            seed program's, which loads it so.
+            seed program's, which loads it so, and pybullet_data's Panda, loaded as PyBullet's own examples load it
+            (its file tensors make the engine-motor arm drift off an IK goal it reached).
     """
 
     ref: str
@@ -144,9 +145,9 @@ _ENTRIES: dict[str, CatalogEntry] = _entries(
     CatalogEntry("simulo/robot/jetbot:v2", "jetbot.urdf", False, None, 2,
                  "NVIDIA JetBot (same model as v1)"),
     CatalogEntry("simulo/robot/franka-panda:v1", "franka_panda/panda.urdf", True, None, 9, _PANDA,
-                 _PYBULLET_DATA),
+                 _PYBULLET_DATA, engine_inertia=True),
     CatalogEntry("simulo/robot/franka-panda:v2", "franka_panda/panda.urdf", True, None, 9, _PANDA,
-                 _PYBULLET_DATA),
+                 _PYBULLET_DATA, engine_inertia=True),
     CatalogEntry("simulo/robot/humanoid:v1", "humanoid.urdf", False, Pose.from_xyz(0.0, 0.0, 1.34), 21,
                  "MuJoCo humanoid: 21 hinge joints, primitive shapes, floating base (torso at 1.34 m)"),
     CatalogEntry("simulo/robot/anymal-c:v1", "anymal_c.urdf", False, Pose.from_xyz(0.0, 0.0, 0.6), 12,

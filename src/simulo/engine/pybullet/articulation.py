@@ -75,6 +75,21 @@ def file_inertias(path: Path) -> dict[str, tuple[float, float, float]]:
     return found
 
 
+def _set_mass(world: PyBulletWorld, body: int, link: int, mass: float) -> None:
+    """Set a link's mass and scale its inertia with it (the same shape, denser or lighter).
+
+    PyBullet recomputes a link's inertia from its collision shape whenever its mass changes, which would drop the
+    URDF's inertia (:func:`file_inertias`); the scaled diagonal is set in the same call instead.
+    """
+    old = world.mass(body, link)
+    if old > 0.0 and mass > 0.0:
+        ratio = mass / old
+        ixx, iyy, izz = world.inertia_diagonal(body, link)
+        world.set_dynamics(body, link, mass=mass, inertia_diagonal=(ixx * ratio, iyy * ratio, izz * ratio))
+    else:
+        world.set_dynamics(body, link, mass=mass)
+
+
 def _in_order(names: Sequence[str], order: Sequence[str]) -> list[int]:
     """Positions of ``names`` sorted by their place in ``order`` (names missing from it last, as they come)."""
     rank = {name: k for k, name in enumerate(order)}
@@ -355,7 +370,7 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing):
         self._masses_edited = self._masses_edited or self._tree_built
         for w, b in self.handles:
             for link in range(-1, self.num_links):
-                w.set_dynamics(b, link, mass=w.mass(b, link) * factor)
+                _set_mass(w, b, link, w.mass(b, link) * factor)
 
     def set_joint_properties(self, joint: int, *, damping: float | None = None, max_velocity: float | None = None,
                              limits: tuple[float, float] | None = None) -> None:
@@ -380,7 +395,7 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing):
         for k, i in enumerate(env_ids):
             w, b = self.handles[i]
             for body, link in enumerate(self.body_links):
-                w.set_dynamics(b, link, mass=float(masses[k, body]))
+                _set_mass(w, b, link, float(masses[k, body]))
 
     def set_link_surface(self, env_ids: EnvIds, friction: np.ndarray | None,
                          restitution: np.ndarray | None) -> None:
