@@ -65,10 +65,15 @@ def test_run_folder_with_and_without_kind(runs: Path) -> None:
     assert simulo.PolicyCheckpoint.resolve(run / "checkpoints" / "latest.pt", runs).kind == "latest"
 
 
-def test_run_folder_without_best_falls_back_to_latest(runs: Path) -> None:
+def test_run_folder_without_best_falls_back_to_latest(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = train_run(runs, "train", 1, kinds=("latest",))
     assert simulo.PolicyCheckpoint.resolve(run).kind == "latest"
-    with pytest.raises(SimuloValueError, match=r"has no best.pt \(it holds latest.pt\)"):
+    # no episode finished while it trained: ':best' is the latest checkpoint, and says so
+    best = simulo.PolicyCheckpoint.resolve(f"{run}:best")
+    assert (best.kind, best.path) == ("latest", run / "checkpoints" / "latest.pt")
+    assert "no episode finished during training, so there is no best.pt; using latest.pt" in capsys.readouterr().err
+    (run / "checkpoints" / "latest.pt").unlink()
+    with pytest.raises(SimuloValueError, match=r"has no best.pt \(it holds nothing\)"):
         simulo.PolicyCheckpoint.resolve(f"{run}:best")
 
 

@@ -109,8 +109,10 @@ def test_named_checkpoints_must_exist_before_the_run(tmp_path: Path) -> None:
     policy_id = policy_registry.register(run, "balance", "train").policy_id
     check_run_flags(TRAIN, RunFlags(from_policy=f"{policy_id}:latest"), {}, tmp_path)
     check_run_flags(EVAL, RunFlags(compare=f"{policy_id}:latest"), {"policy": f"{policy_id}:latest"}, tmp_path)
-    with pytest.raises(JobError, match=r"--from: policy '.*:best': .* has no best.pt \(it holds latest.pt\)"):
+    (run / "checkpoints" / "latest.pt").rename(run / "checkpoints" / "other.pt")
+    with pytest.raises(JobError, match=r"--from: policy '.*:best': .* has no best.pt \(it holds other.pt\)"):
         check_run_flags(TRAIN, RunFlags(from_policy=f"{policy_id}:best"), {}, tmp_path)
+    (run / "checkpoints" / "other.pt").rename(run / "checkpoints" / "latest.pt")
     with pytest.raises(JobError, match=rf"--compare: no policy policy_quiet-cedar-7k3m4q .*{policy_id}"):
         check_run_flags(EVAL, RunFlags(compare="policy_quiet-cedar-7k3m4q:best"), {"policy": policy_id}, tmp_path)
     with pytest.raises(JobError, match=r"--policy: no policy policy_quiet-cedar-7k3m4q"):

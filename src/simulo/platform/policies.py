@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,6 +226,12 @@ def _run_file(text: str, folder: Path, kind: str | None) -> tuple[Path, str]:
         file = folder / f"{name}.pt"
         if file.is_file():
             return file, name
+    latest = folder / "latest.pt"
+    if kind == "best" and latest.is_file():
+        # no episode finished while it trained, so no reward ranked a checkpoint: the latest is the best there is
+        sys.stderr.write(f"simulo: policy {text!r}: no episode finished during training, so there is no best.pt; "
+                         "using latest.pt\n")
+        return latest, "latest"
     present = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
     wanted = f"{kind}.pt" if kind is not None else "best.pt or latest.pt"
     listing = ", ".join(present) if present else "nothing"
