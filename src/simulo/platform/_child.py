@@ -20,6 +20,8 @@ import json
 import math
 import os
 import sys
+import threading
+import time
 import traceback
 from pathlib import Path
 from types import TracebackType
@@ -197,5 +199,32 @@ def main(spec_text: str) -> int:
     return 0
 
 
+#: Seconds the job process waits, after the job, for threads the job left running before it ends without them.
+STRAY_THREAD_GRACE_S = 2.0
+
+
+def finish(code: int) -> int:
+    """Return ``code`` once only daemon threads are left; end the process at once if the job's own stay running.
+
+    Python waits for every non-daemon thread before the process may exit, so a job that leaves one running (a
+    server, a worker loop) would keep its attempt, and ``simulo run``, from ever finishing. Its result is already
+    saved by then: after a short grace the process ends without waiting (``os._exit``, so no ``atexit`` handler
+    runs), saying which threads it left behind.
+    """
+    stray = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    deadline = time.monotonic() + STRAY_THREAD_GRACE_S
+    for thread in stray:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stray = [t for t in stray if t.is_alive()]
+    if not stray:
+        return code
+    names = ", ".join(repr(t.name) for t in stray)
+    sys.stderr.write(f"simulo run: the job left {len(stray)} non-daemon thread(s) running ({names}); the job "
+                     "process ends without waiting for them\n")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1]))
+    raise SystemExit(finish(main(sys.argv[1])))

@@ -35,6 +35,10 @@ from simulo.sim.sensors.attach import attach_sensors, detach_sensors, has_camera
 from simulo.sim.tensors import Tensors, atomic
 from simulo.sim.variants import VariantBatch, VariantProp
 
+#: Most physics steps one ``step(n)`` call takes: a day of simulated time at 1 kHz (a bigger n is a typo or an
+#: overflow, and would hold the process for days).
+MAX_STEPS_PER_CALL = 10**8
+
 
 def grid_origins(num_envs: int, spacing: float) -> np.ndarray:
     """Environment origins on a grid, (num_envs, 3); environment 0 at the world origin."""
@@ -328,7 +332,7 @@ class Simulation:
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""
         self._open("step")
-        check_int(n, "step count", 0)
+        check_int(n, "step count", 0, MAX_STEPS_PER_CALL)
         for _ in range(n):
             self.scene.flush_pending_commands()
             self._engine.step()

@@ -213,7 +213,9 @@ CASES: list[tuple[str, Callable[[World], Any], type[Exception], str]] = [
     ("gripper_command_missing_force", lambda w: w.gripper.set_command({"opening": 0.01}),
      E.SimuloValueError, r"gripper command must be a dict with 'opening' and 'force', got \{'opening': 0\.01\}"),
     ("step_count_negative", lambda w: w.sim.step(-1),
-     E.SimuloValueError, r"step count must be an integer >= 0, got -1"),
+     E.SimuloValueError, r"step count must be an integer from 0 to 100000000, got -1"),
+    ("step_count_endless", lambda w: w.sim.step(2**70),
+     E.SimuloValueError, r"step count must be an integer from 0 to 100000000, got 1180591620717411303424"),
     # before attach
     ("target_before_attach", lambda w: unattached(w).set_joint_position_target(np.zeros((1, 2))),
      E.NotAttachedError, r"Robot\.set_joint_position_target is not available until the simulation has attached"),
