@@ -145,6 +145,9 @@ class PolicyCheckpoint:
                 or the file is not a trainer checkpoint.
         """
         file, kind = locate(reference, app_runs_dir, root=root)
+        if kind == "latest" and split_reference(os.fspath(reference).strip())[1] == "best":
+            sys.stderr.write(f"simulo: policy {os.fspath(reference)!r}: no episode finished during training, so "
+                             "there is no best.pt; using latest.pt\n")
         return _build(file, kind, None if app_runs_dir is None else Path(app_runs_dir))
 
 
@@ -221,7 +224,8 @@ def _find_path(text: str, target: str, runs: Path | None, root: Path) -> Path:
 
 
 def _run_file(text: str, folder: Path, kind: str | None) -> tuple[Path, str]:
-    """The ``best.pt``/``latest.pt`` in a checkpoint folder (``best`` first when no kind was named)."""
+    """The ``best.pt``/``latest.pt`` in a checkpoint folder (``best`` first when no kind was named; a ``best`` asked
+    for in a folder with only ``latest.pt``, where no finished episode ranked one, is the ``latest``)."""
     for name in (kind,) if kind is not None else KINDS:
         file = folder / f"{name}.pt"
         if file.is_file():
@@ -229,8 +233,6 @@ def _run_file(text: str, folder: Path, kind: str | None) -> tuple[Path, str]:
     latest = folder / "latest.pt"
     if kind == "best" and latest.is_file():
         # no episode finished while it trained, so no reward ranked a checkpoint: the latest is the best there is
-        sys.stderr.write(f"simulo: policy {text!r}: no episode finished during training, so there is no best.pt; "
-                         "using latest.pt\n")
         return latest, "latest"
     present = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
     wanted = f"{kind}.pt" if kind is not None else "best.pt or latest.pt"
