@@ -32,11 +32,11 @@ import time
 from pathlib import Path
 
 from simulo.errors import JobError
+from simulo.platform.runner import stop_process_group
 
 DISCOVERY_TIMEOUT_VARIABLE = "SIMULO_DISCOVERY_TIMEOUT"
 """Environment variable: seconds an app file's discovery import may take (default 60)."""
 DEFAULT_DISCOVERY_TIMEOUT_S = 60.0
-_KILL_GRACE_S = 2.0
 _THREAD_GRACE_S = 1.0  # how long threads the file started may take to end after its import
 
 
@@ -68,19 +68,6 @@ def _last_line(path: Path) -> str:
     return f" (its last output: {lines[-1][:200]})" if lines else ""
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    for sig, wait in ((signal.SIGTERM, _KILL_GRACE_S), (signal.SIGKILL, None)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -108,12 +95,12 @@ def check_import(path: str | Path) -> None:
             try:
                 code = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                _stop(proc)
+                stop_process_group(proc)
                 raise JobError(f"importing {name} did not finish within {timeout:g} s; an app file's top level "
                                f"should only declare its app and jobs (more time: {DISCOVERY_TIMEOUT_VARIABLE}="
                                "SECONDS)") from None
             except BaseException:
-                _stop(proc)
+                stop_process_group(proc)
                 raise
         if code < 0:
             raise JobError(f"importing {name} killed the process by {_signal_name(-code)}{_last_line(output)}")

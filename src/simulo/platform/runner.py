@@ -189,7 +189,7 @@ class _Tee(threading.Thread):
             self._stream.flush()
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop_process_group(proc: subprocess.Popen[bytes]) -> None:
     """Stop the attempt's whole process group: SIGTERM, then SIGKILL after a grace period."""
     for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
         try:
@@ -238,10 +238,10 @@ def _run_attempt(
         try:
             code: int | None = proc.wait(timeout=remaining)
         except subprocess.TimeoutExpired:
-            _stop(proc)
+            stop_process_group(proc)
             code = None
     except BaseException:
-        _stop(proc)
+        stop_process_group(proc)
         raise
     finally:
         tee.join(timeout=5.0)
