@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from simulo.cli.result import parse_run_args
 from simulo.errors import JobError
 from simulo.platform.run_records import find_run
 from simulo.platform.runner import EXIT_USAGE, runs_root
@@ -23,31 +24,6 @@ usage: simulo recordings [RUN] [--json] [--runs-dir DIR]
 
 List the recordings a run wrote (its recordings/ folder: MCAP files in the VizStream layout, MP4 videos).
 RUN is a run id <app>/<job>/<NNNN> (simulo run prints it) or a run folder; without RUN, the run started last."""
-
-
-def _parse(argv: list[str]) -> tuple[str | None, str | None, bool]:
-    ref: str | None = None
-    runs_dir: str | None = None
-    as_json = False
-    i = 0
-    while i < len(argv):
-        token = argv[i]
-        key, eq, inline = token.partition("=")
-        if key == "--runs-dir":
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise JobError("--runs-dir needs a folder")
-                i += 1
-                inline = argv[i]
-            runs_dir = inline
-        elif token == "--json":
-            as_json = True
-        elif token.startswith("-") or ref is not None:
-            raise JobError(f"unexpected argument {token!r} (usage: simulo recordings [RUN] [--json] [--runs-dir DIR])")
-        else:
-            ref = token
-        i += 1
-    return ref, runs_dir, as_json
 
 
 def describe(path: Path) -> dict[str, Any]:
@@ -84,7 +60,8 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         return 0
     try:
-        ref, runs_dir, as_json = _parse(argv)
+        ref, runs_dir, as_json = parse_run_args(
+            argv, json_flag=True, usage="usage: simulo recordings [RUN] [--json] [--runs-dir DIR]")
         run_dir = find_run(ref, runs_root(runs_dir))
     except JobError as exc:
         print(f"simulo recordings: error: {exc}", file=sys.stderr)

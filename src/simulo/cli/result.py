@@ -24,7 +24,17 @@ result: print what a completed run returned. outputs: list the files it kept wit
 RUN is a run id <app>/<job>/<NNNN> (simulo run prints it) or a run folder; without RUN, the run started last."""
 
 
-def _parse(argv: list[str], command: str) -> tuple[str | None, str | None, bool]:
+def parse_run_args(argv: list[str], *, json_flag: bool, usage: str) -> tuple[str | None, str | None, bool]:
+    """Parse ``[RUN] [--json] [--runs-dir DIR]``: the run reference, the runs folder and ``--json``.
+
+    Args:
+        argv: The command's arguments.
+        json_flag: Whether the command takes ``--json``.
+        usage: What an unexpected argument's message points to, e.g. ``"see 'simulo outputs --help'"``.
+
+    Raises:
+        JobError: A bad argument (the message names it).
+    """
     ref: str | None = None
     runs_dir: str | None = None
     as_json = False
@@ -39,10 +49,10 @@ def _parse(argv: list[str], command: str) -> tuple[str | None, str | None, bool]
                 i += 1
                 inline = argv[i]
             runs_dir = inline
-        elif token == "--json" and command == "outputs":
+        elif token == "--json" and json_flag:
             as_json = True
         elif token.startswith("-") or ref is not None:
-            raise JobError(f"unexpected argument {token!r} (see 'simulo {command} --help')")
+            raise JobError(f"unexpected argument {token!r} ({usage})")
         else:
             ref = token
         i += 1
@@ -50,7 +60,8 @@ def _parse(argv: list[str], command: str) -> tuple[str | None, str | None, bool]
 
 
 def _run_dir(argv: list[str], command: str) -> tuple[Path, bool]:
-    ref, runs_dir, as_json = _parse(argv, command)
+    ref, runs_dir, as_json = parse_run_args(argv, json_flag=command == "outputs",
+                                            usage=f"see 'simulo {command} --help'")
     return find_run(ref, runs_root(runs_dir)), as_json
 
 
