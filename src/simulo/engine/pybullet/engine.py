@@ -142,15 +142,19 @@ class PyBulletEngine:
         """
         handles = []
         inertias = file_inertias(path) if inertia_from_file else {}
+        # (PyBullet link index, diagonal) of each link to set: the same for every copy, found on the first
+        overrides: list[tuple[int, tuple[float, float, float]]] | None = None
         for i in range(self.num_envs):
             world = self.env_world[i]
             body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision)
-            if inertias:  # the file's inertias; globalScaling keeps the masses and scales lengths, so inertia by scale²
-                links = {world.base_link_name(body): -1, **{j.link_name: k for k, j in enumerate(world.joints(body))}}
-                for name, diagonal in inertias.items():
-                    if name in links:
-                        scaled = (diagonal[0] * scale**2, diagonal[1] * scale**2, diagonal[2] * scale**2)
-                        world.set_dynamics(body, links[name], inertia_diagonal=scaled)
+            if overrides is None:
+                # the file's inertias; globalScaling keeps the masses and scales lengths, so inertia by scale²
+                links = {world.base_link_name(body): -1, **{j.link_name: k for k, j in enumerate(world.joints(body))}
+                         } if inertias else {}
+                overrides = [(links[name], (d[0] * scale**2, d[1] * scale**2, d[2] * scale**2))
+                             for name, d in inertias.items() if name in links]
+            for link, diagonal in overrides:
+                world.set_dynamics(body, link, inertia_diagonal=diagonal)
             self._isolate(i, body)
             handles.append((world, body))
         batch = PyBulletArticulationBatch(handles, fixed_base, document_order(path))
