@@ -1,4 +1,7 @@
-"""Makes ``recording_tasks`` (the tasks the recording tests share) importable.
+"""Makes the recording tests' sibling helper modules importable.
+
+* ``recording_tasks``: the tasks the recording tests share;
+* ``vizstream_fields``: the VizStream messages and fields of simulo-viz 0.1.0, as facts.
 
 The suite runs with ``--import-mode=importlib``, so sibling helper modules are not on ``sys.path``.
 """
@@ -9,9 +12,10 @@ import importlib.util
 import sys
 from pathlib import Path
 
-if "recording_tasks" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location("recording_tasks", Path(__file__).with_name("recording_tasks.py"))
-    assert _spec is not None and _spec.loader is not None
-    _module = importlib.util.module_from_spec(_spec)
-    sys.modules["recording_tasks"] = _module
-    _spec.loader.exec_module(_module)
+for _name in ("recording_tasks", "vizstream_fields"):
+    if _name not in sys.modules:
+        _spec = importlib.util.spec_from_file_location(_name, Path(__file__).with_name(f"{_name}.py"))
+        assert _spec is not None and _spec.loader is not None
+        _module = importlib.util.module_from_spec(_spec)
+        sys.modules[_name] = _module
+        _spec.loader.exec_module(_module)
