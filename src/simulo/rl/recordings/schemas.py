@@ -4,9 +4,10 @@ The schemas are written here as ``.proto`` sources (``proto/``: the ``simulo.viz
 the Foxglove messages they use, field for field as simulo-viz 0.1.0 defines them) and compiled by
 ``scripts/build_vizstream.py`` into ``vizstream.binpb``, byte for byte the descriptor set simulo-viz
 publishes. It is loaded into a private descriptor pool so that no other copy of ``foxglove/*.proto`` in
-the process can clash with it. A channel registers, as its schema, the serialized ``FileDescriptorSet`` of the file defining its
-message and every file that file imports, dependencies first (MCAP's protobuf profile), so a recording
-made here carries the same topic, schema name and schema bytes as one made by the SDK.
+the process can clash with it. A channel registers, as its schema, the serialized ``FileDescriptorSet``
+of the file defining its message and every file that file imports, dependencies first (MCAP's protobuf
+profile), so a recording made here carries the same topic, schema name and schema bytes as one made by
+the SDK.
 """
 
 from __future__ import annotations
