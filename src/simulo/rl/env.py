@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from simulo._sdk_protocols import LearningEnvBase
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task
 from simulo.sim.scene import Scene
@@ -74,7 +75,7 @@ def env_backend(factory: BackendFactory) -> Iterator[None]:
         _installed.remove(factory)
 
 
-class LearningEnv:
+class LearningEnv(LearningEnvBase):
     """A vectorised environment over a task.
 
     Args:
@@ -99,6 +100,10 @@ class LearningEnv:
     Randomness: each environment draws from its own stream, seeded from ``(seed, global env index)``, so
     ``task.random_uniform`` gives the same values however the batch is split over processes.
 
+    Attributes:
+        task: The task this environment runs.
+        num_envs: Number of parallel environments.
+
     Raises:
         SimuloValueError: A bad argument. TaskError: the task's dimensions are not positive integers.
     """
@@ -116,6 +121,9 @@ class LearningEnv:
             self._backend: EnvBackend = _installed[-1](task, num_envs, **options)
         else:
             self._backend = LocalEnv(task, num_envs, shard=shard, **options)
+        # plain attributes, as the SDK's LearningEnvProtocol declares them (its implementation assigns them here)
+        self.task: Task = self._backend.task
+        self.num_envs: int = self._backend.num_envs
 
     @property
     def backend(self) -> EnvBackend:
@@ -123,16 +131,6 @@ class LearningEnv:
         return self._backend
 
     # -- properties --------------------------------------------------------------------------------
-    @property
-    def task(self) -> Task:
-        """The task this environment runs."""
-        return self._backend.task
-
-    @property
-    def num_envs(self) -> int:
-        """Number of parallel environments."""
-        return self._backend.num_envs
-
     @property
     def device(self) -> str:
         """Compute device of the batch tensors (always the CPU here)."""

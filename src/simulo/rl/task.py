@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from simulo._sdk_protocols import TaskBase
 from simulo.errors import TaskError
 
 
@@ -42,7 +43,7 @@ class TaskRuntime(Protocol):
         ...
 
 
-class Task:
+class Task(TaskBase):
     """Base class of learning tasks. Subclasses override the hooks they need.
 
     Class attributes:

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._sdk_protocols import PropBase, PropStateBase
 from simulo.engine.base import RigidBatch
 from simulo.errors import NotAttachedError, SimuloValueError
 from simulo.sim import properties
@@ -15,7 +16,7 @@ from simulo.sim.published import PublishedBuffers
 from simulo.sim.tensors import Tensors, atomic, unit_poses
 
 
-class PropState:
+class PropState(PropStateBase):
     """``prop.state``: live pose and velocities of the prop in every environment.
 
     As ``robot.state`` (see :mod:`simulo.sim.robot_state`): each member is the same object on every read,
@@ -82,7 +83,7 @@ def _tensors_of(prop: Prop) -> Tensors | None:
 _atomic = atomic(_tensors_of)
 
 
-class Prop:
+class Prop(PropBase):
     """A rigid body built from a primitive shape with :class:`~simulo.RigidPhysics`.
 
     Args:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from simulo._checks import check_real, is_real
+from simulo._sdk_protocols import RobotBase
 from simulo.authoring.asset import Asset
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.authoring.pose import Pose
@@ -52,7 +53,7 @@ def _tensors_of(robot: Robot) -> Tensors | None:
 _atomic = atomic(_tensors_of)
 
 
-class Robot:
+class Robot(RobotBase):
     """A multi-joint articulated robot, batched over the scene's environments.
 
     Args:
@@ -72,6 +73,13 @@ class Robot:
     Raises:
         SimuloValueError: An argument has the wrong type or value.
     """
+
+    # Our frozen value types are shaped as the SDK's (tests/authoring/test_value_types_match_sdk.py), but are
+    # not subclasses of its mutable dataclasses (nor Asset of its AssetSource), so these narrow its attributes.
+    asset: Asset  # type: ignore[assignment]  # our catalog/URDF handle, not the SDK's AssetSource class
+    initial_pose: Pose  # type: ignore[assignment]  # our Pose, not the SDK's class (same fields)
+    articulation: ArticulationConfig  # type: ignore[assignment]  # ours, not the SDK's class (same fields)
+    joint_config: list[JointConfig] | None  # type: ignore[assignment]  # ours, not the SDK's class (same fields)
 
     def __init__(
         self,
@@ -101,7 +109,7 @@ class Robot:
         if (not isinstance(factors, (tuple, list)) or len(factors) != 3
                 or not all(is_real(s, 0, MAX_MAGNITUDE, low_open=True) for s in factors)):
             raise SimuloValueError(f"Robot.scale must be three finite factors > 0, got {scale!r}")
-        scale_t = tuple(float(s) for s in factors)
+        scale_t = (float(factors[0]), float(factors[1]), float(factors[2]))
         if len(set(scale_t)) != 1:
             raise SimuloValueError(f"Robot.scale {scale!r} is not uniform; engines scale models uniformly only "
                                    "(give three equal factors)")

@@ -22,11 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from simulo._sdk_protocols import RobotStateBase
 from simulo.math.batched import quat_rotate_inverse
 from simulo.sim.robot_data import RobotData
 
 
-class RobotState:
+class RobotState(RobotStateBase):
     """``robot.state``: six live buffers and two base-frame reads. The accessor itself is always available.
 
     Args:

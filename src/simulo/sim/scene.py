@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simulo._checks import check_num_envs
+from simulo._sdk_protocols import SceneBase, SceneGroupBase
 from simulo.authoring.pose import Pose, Transform
 from simulo.authoring.world import LightConfig, TerrainConfig
 from simulo.errors import NotAttachedError, SceneError
@@ -67,7 +68,7 @@ def _own_name(item: Any) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-class SceneGroup:
+class SceneGroup(SceneGroupBase):
     """A named group (the SDK's ``SceneGroupProtocol``); items added through it land under its path."""
 
     def __init__(self, scene: Scene, name: str, parent_path: str) -> None:
@@ -95,7 +96,7 @@ class SceneGroup:
         self.scene.add(item, at=sub, per_environment=per_environment)
 
 
-class Scene:
+class Scene(SceneBase):
     """Robots, props, fixtures, terrain and lights at logical paths, copied into ``num_envs`` environments.
 
     Args:

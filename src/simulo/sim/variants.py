@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from simulo._sdk_protocols import VariantPropBase
 from simulo.authoring.pose import Pose
 from simulo.engine.base import EnvIds, RigidBatch
 from simulo.errors import SceneError, SimuloValueError
@@ -164,7 +165,7 @@ class VariantBatch:
             self.batches[k].set_enabled(ids, enabled)
 
 
-class VariantProp(Prop):
+class VariantProp(Prop, VariantPropBase):
     """A prop whose object differs between copies (the SDK's ``VariantPropProtocol``).
 
     Args:

@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from simulo._checks import is_int
+from simulo._sdk_protocols import PlayerBase, PolicyNetworkBase
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import read_checkpoint
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from simulo.rl.training.networks import DeterministicActor
 
 
-class PolicyPlayer:
+class PolicyPlayer(PolicyNetworkBase):
     """A trained policy as a callable: raw observations in, actions out.
 
     Build it with :meth:`from_checkpoint`. Calls never change the policy (the state standardisation
@@ -95,11 +96,21 @@ class PolicyPlayer:
         """Device of the policy, as a string."""
         return str(self._device)
 
-    def __call__(self, obs: Any, deterministic: bool = True) -> Any:
+    @property
+    def input_dim(self) -> int:
+        """Observation width the policy expects (``observation_dim``; the SDK's ``PolicyNetworkProtocol`` name)."""
+        return self.observation_dim
+
+    @property
+    def output_dim(self) -> int:
+        """Action width the policy produces (``action_dim``; the SDK's ``PolicyNetworkProtocol`` name)."""
+        return self.action_dim
+
+    def __call__(self, observation: Any, deterministic: bool = True) -> Any:
         """Return actions for raw observations.
 
         Args:
-            obs: ``(batch, observation_dim)`` or ``(observation_dim,)``; tensor, numpy array or list.
+            observation: ``(batch, observation_dim)`` or ``(observation_dim,)``; tensor, numpy array or list.
             deterministic: Take the (clipped) Gaussian mean instead of sampling.
 
         Returns:
@@ -113,7 +124,7 @@ class PolicyPlayer:
         from simulo.rl.training.networks import policy_input  # noqa: PLC0415
 
         torch = require_torch()
-        batch, restore = policy_input(obs, self.observation_dim, self._device)
+        batch, restore = policy_input(observation, self.observation_dim, self._device)
         with torch.no_grad():
             actions = self._actor(batch) if deterministic else self._actor.sample(batch, self._generator)
         return restore(actions)
@@ -121,7 +132,7 @@ class PolicyPlayer:
     act = __call__
 
 
-class RLPlayer:
+class RLPlayer(PlayerBase):
     """Roll a saved policy through a batched environment and report episode returns.
 
     Args:

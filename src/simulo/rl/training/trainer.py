@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulo._checks import is_int
+from simulo._sdk_protocols import TrainerBase
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import (
@@ -51,7 +52,7 @@ CHECKPOINT_EVERY = 50
 """Iterations between ``latest.pt`` writes when ``train(checkpoint_every=None)`` (the SDK's default)."""
 
 
-class RLTrainer:
+class RLTrainer(TrainerBase):
     """Train a Gaussian policy on a batched environment with skrl's PPO.
 
     Args:

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from simulo._sdk_protocols import ActuatorBase
 from simulo.errors import NotAttachedError, SimuloValueError
 
 if TYPE_CHECKING:
     from simulo.sim.robot_data import RobotData
 
 
-class ParallelGripper:
+class ParallelGripper(ActuatorBase):
     """A two-finger parallel gripper, optionally gear-coupled like a rack and pinion.
 
     Each finger is a prismatic joint whose position is its distance from the centre line. With

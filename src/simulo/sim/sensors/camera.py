@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from simulo._sdk_protocols import CameraBase
 from simulo.errors import SimuloValueError
 from simulo.sim.sensors.base import Sensor
 from simulo.sim.sensors.offset import SensorOffset
@@ -85,7 +86,7 @@ def _size(value: Any, what: str) -> int:
     return value
 
 
-class Camera(Sensor):
+class Camera(Sensor, CameraBase):
     """An RGB-D camera (the SDK's ``CameraProtocol``).
 
     Args:
