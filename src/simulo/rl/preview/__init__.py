@@ -25,7 +25,10 @@ not run because an earlier step failed, is ``skipped`` with the reason. Each sta
 problem, the fix and whose it is. The report is the SDK's ``PreviewReport``
 (:data:`REPORT_SCHEMA_VERSION`); ``verdict`` is ``"failed"`` when a stage failed, and ``simulo run``
 then exits 1. ``measurements`` holds the facts of the run (steps, endings, observation range, ...).
-The local runtime records no video or MCAP recording, so rows carry no recording times.
+
+In a job the preview records its checks (:mod:`simulo.rl.preview.film`): an MCAP in the run folder's
+``recordings/``, with an MP4 beside it when ``video`` is true; a row that warns or fails then says when
+(``at_s``) its problem shows in the recording, and ``measurements["recording"]`` lists the files.
 """
 
 from __future__ import annotations
@@ -34,13 +37,14 @@ from collections.abc import Callable
 from typing import Any
 
 from simulo._checks import is_int
-from simulo.errors import SimuloValueError
+from simulo.errors import MissingDependencyError, SimuloValueError
 from simulo.interfaces.platform.preview import (
     PREVIEW_CHECKS,
     PREVIEW_REPORT_SCHEMA_VERSION,
     PREVIEW_SELECTABLE_CHECKS,
     PreviewReport,
 )
+from simulo.rl.preview.film import NOT_IN_A_RUN, PreviewFilm, film_folder
 from simulo.rl.preview.loop import action_map, check_reset, loop_rows, random_moves, repeatable_starts
 from simulo.rl.preview.physics import joint_sweep, settle
 from simulo.rl.preview.probe import Probe, ProbedEnv
@@ -52,7 +56,6 @@ __all__ = ["CHECKS", "REPORT_SCHEMA_VERSION", "SELECTABLE_CHECKS", "preview", "s
 REPORT_SCHEMA_VERSION = PREVIEW_REPORT_SCHEMA_VERSION
 CHECKS: tuple[str, ...] = PREVIEW_CHECKS
 SELECTABLE_CHECKS: tuple[str, ...] = PREVIEW_SELECTABLE_CHECKS
-NO_VIDEO = "not recorded: the local runtime records no preview video"
 
 
 def selected_checks(checks: Any) -> tuple[str, ...]:
@@ -93,7 +96,7 @@ def preview(
         task: A fresh task instance.
         num_envs: Environments to build (>= 1; the action map needs 2).
         checks: ``"all"`` or a comma-separated list of :data:`SELECTABLE_CHECKS`.
-        video: Accepted as the SDK's; the local preview records no video (``measurements["video"]`` says so).
+        video: Also film the checks as an MP4 (in a job; the MCAP is recorded either way).
         seed: Seed of the resets and of the random actions.
         steps: Random-action steps; default one more than the task's episode length (>= 1).
         env_spacing: Distance between environment origins, m; defaults to the task's.
@@ -120,18 +123,18 @@ def preview(
     probe = Probe(task, num_envs, findings, action_stage)
     facts: dict[str, Any] = {"num_envs": num_envs, "seed": seed, "checks": list(selected), "steps": 0,
                              "max_episode_length": None, "episodes_ended": 0, "endings": {}}
-    _run(task, selected, findings, probe, facts, seed, steps, env_spacing, device)
+    facts["video"] = "not requested" if not video else NOT_IN_A_RUN if film_folder() is None else "not recorded"
+    _run(task, selected, findings, probe, facts, seed, steps, env_spacing, device, video)
     for stage in CHECKS:
         if stage not in selected and not (stage == "training-loop" and "action-map" in selected):
             findings.skipped.setdefault(stage, f"not selected (checks={checks!r})")
     facts["observation_range"] = None if probe.obs_min is None or probe.obs_max is None else {
         "min": [float(v) for v in probe.obs_min], "max": [float(v) for v in probe.obs_max]}
-    facts["video"] = NO_VIDEO if video else "not requested"
     return build_report(task, findings, facts, selected)
 
 
 def _run(task: Task, selected: tuple[str, ...], findings: Findings, probe: Probe, facts: dict[str, Any], seed: int,
-         steps: int | None, env_spacing: float | None, device: str) -> None:
+         steps: int | None, env_spacing: float | None, device: str, video: bool) -> None:
     try:
         # the probes watch the hook calls, so the environments run in this process (never sharded over Ray
         # workers by `simulo run --workers`)
@@ -147,6 +150,7 @@ def _run(task: Task, selected: tuple[str, ...], findings: Findings, probe: Probe
         if not check_reset(env, probe, findings):
             findings.skip(CHECKS, "not run: env.reset() failed (see Training loop)")
             return
+        _start_film(env, findings, facts, video)
         if "settle" in selected:
             _guarded(findings, "settle", settle, env, findings)
         if "joint-sweep" in selected:
@@ -162,7 +166,28 @@ def _run(task: Task, selected: tuple[str, ...], findings: Findings, probe: Probe
         if "action-map" in selected:
             _guarded(findings, "training-loop", action_map, env, probe, findings)
     finally:
-        env.close()
+        try:
+            if env.film is not None:
+                facts["recording"] = env.film.close([r.entry() | {"stage": r.stage} for r in findings.rows.values()
+                                                     if r.status != "pass" and r.at_s is not None])
+                videos = [f for f in facts["recording"]["files"] if f.endswith(".mp4")]
+                facts["video"] = videos[0] if videos else facts["video"]
+        finally:
+            env.close()
+
+
+def _start_film(env: ProbedEnv, findings: Findings, facts: dict[str, Any], video: bool) -> None:
+    """Film the checks from here on, in a job (see :mod:`simulo.rl.preview.film`)."""
+    folder = film_folder()
+    if folder is None:
+        return
+    try:
+        env.film = PreviewFilm(env, folder, video)
+    except MissingDependencyError as exc:
+        facts["video"] = f"not recorded: {exc}"
+        return
+    env.film.begin()
+    findings.clock = lambda: env.film.finding_time_s
 
 
 def _guarded(findings: Findings, stage: Any, check: Callable[..., None], *args: Any) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from simulo.rl.local_env import LocalEnv
+from simulo.rl.preview.probe import ProbedEnv
 from simulo.rl.preview.report import Findings, Row
 from simulo.sim.robot import Robot
 from simulo.sim.tensors import to_numpy
@@ -112,12 +113,12 @@ class StateWatch:
         return ok
 
 
-def settle(env: LocalEnv, findings: Findings) -> None:
+def settle(env: ProbedEnv, findings: Findings) -> None:
     """Run the physics with no new command from the task's reset state and watch it (Settle)."""
     watch = StateWatch(env, findings, "settle", "settle")
     steps = max(1, math.ceil(SETTLE_S / env.physics_dt))
     for k in range(steps):
-        env.sim.step(1)
+        env.step_physics()
         if not watch.check(f"{(k + 1) * env.physics_dt:.2f} s into settling"):
             break
     finite, calm, _ = watch.rows()
@@ -146,7 +147,7 @@ def _targets(kind: str, lower: float, upper: float, default: float) -> tuple[flo
     return default - travel, default + travel, False
 
 
-def joint_sweep(env: LocalEnv, findings: Findings) -> None:
+def joint_sweep(env: ProbedEnv, findings: Findings) -> None:
     """Drive each joint toward both ends of its range and report how far it got (Joint sweep)."""
     robots = scene_robots(env)
     joints = [(name, robot) for name, robot in robots if robot.data.num_joints]
@@ -181,7 +182,7 @@ def joint_sweep(env: LocalEnv, findings: Findings) -> None:
                 robot.set_joint_position_target(targets)
                 plans.append((robot, swept))
             for step in range(steps):
-                env.sim.step(1)
+                env.step_physics()
                 if not watch.check(f"while sweeping joints ({side} targets, round {r + 1})"):
                     break
                 for robot, swept in plans:

@@ -193,6 +193,26 @@ class ProbedEnv(LocalEnv):
         self._wrapped: dict[str, Callable[..., Any]] = {}
         super().__init__(task, **options)
 
+    #: Films the preview (:class:`~simulo.rl.preview.film.PreviewFilm`) when it records, else ``None``.
+    film: Any = None
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """:meth:`LocalEnv.step`, filmed."""
+        if self.film is None:
+            return super().step(actions)
+        self.film.pending_steps = self.physics_steps_per_action
+        try:
+            out = super().step(actions)
+        finally:
+            self.film.advance(self.physics_steps_per_action)
+        return out
+
+    def step_physics(self) -> None:
+        """One physics step with no policy step (the Settle and Joint sweep checks), filmed."""
+        self.sim.step(1)
+        if self.film is not None:
+            self.film.advance(1)
+
     def _task_hook(self, method: str) -> Callable[..., Any]:
         wrapped = self._wrapped.get(method)
         if wrapped is None:

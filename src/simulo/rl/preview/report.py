@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -43,6 +43,8 @@ class Row:
         owner: Whose problem a warning or failure is.
         detail: Extra facts, shown under the row whatever its status.
         env: The environment the first problem was seen in, when known.
+        at_s: Seconds into the preview's recording when the first problem was seen (when it records).
+        clock: Gives that time (the recording's clock), or ``None``.
     """
 
     stage: PreviewCheck
@@ -52,6 +54,8 @@ class Row:
     owner: PreviewOwner
     detail: str | None = None
     env: int | None = None
+    at_s: float | None = None
+    clock: Callable[[], float] | None = field(default=None, repr=False)
     status: Status = "pass"
     problems: list[str] = field(default_factory=list)
     total: int = 0
@@ -64,6 +68,8 @@ class Row:
             self.status = status
         if self.env is None and env is not None:
             self.env = int(env)
+        if self.at_s is None and self.clock is not None:
+            self.at_s = round(float(self.clock()), 6)
         if len(self.problems) < MAX_MESSAGES:
             self.problems.append(message)
 
@@ -80,6 +86,8 @@ class Row:
         }
         if self.env is not None and not passed:
             row["env"] = self.env
+        if self.at_s is not None and not passed:
+            row["at_s"] = self.at_s
         return row
 
 
@@ -89,13 +97,16 @@ class Findings:
     def __init__(self) -> None:
         self.rows: dict[str, Row] = {}
         self.skipped: dict[str, str] = {}
+        #: The recording's clock, when the preview records: rows note when their first problem was seen.
+        self.clock: Callable[[], float] | None = None
 
     def row(self, key: str, stage: PreviewCheck, title: str, fix: str, owner: PreviewOwner,
             check: str | None = None) -> Row:
         """The row under ``key``, opened with these texts the first time it is asked for."""
         existing = self.rows.get(key)
         if existing is None:
-            existing = self.rows[key] = Row(stage=stage, check=check or stage, title=title, fix=fix, owner=owner)
+            existing = self.rows[key] = Row(stage=stage, check=check or stage, title=title, fix=fix, owner=owner,
+                                            clock=self.clock)
         return existing
 
     def failures(self) -> int:

@@ -98,6 +98,11 @@ class McapFile:
         channel = self._channel(camera_topic(camera), IMAGE_SCHEMA, "jsonschema", IMAGE_JSON_SCHEMA, "json")
         self._add(channel, time_ns, json.dumps(payload, separators=(",", ":")).encode())
 
+    def write_json(self, topic: str, schema_name: str, json_schema: bytes, payload: Any, time_ns: int) -> None:
+        """Write ``payload`` as a JSON message on ``topic`` (schema ``schema_name``, a JSON Schema) at ``time_ns``."""
+        channel = self._channel(topic, schema_name, "jsonschema", json_schema, "json")
+        self._add(channel, time_ns, json.dumps(payload, separators=(",", ":")).encode())
+
     def close(self) -> Path:
         """Write the summary and close the file; returns its path. Idempotent."""
         if not self._stream.closed:

@@ -79,9 +79,13 @@ class RolloutRecorder:
         self._view: tuple[list[float], list[float]] | None = None
         self._action_dim = int(getattr(env, "action_dim", 0))
         self._film = plan.env_ids[0]
+        self._at_s: float | None = None  # the time of a capture()
+
+    def _sim_time_s(self) -> float:
+        return self.steps * self.dt if self._at_s is None else self._at_s
 
     def _time_ns(self) -> int:
-        return round(self.steps * self.dt * 1e9)
+        return round(self._sim_time_s() * 1e9)
 
     def _next(self, topic: str) -> int:
         self._sequence[topic] += 1
@@ -119,6 +123,17 @@ class RolloutRecorder:
                 if self.mcap is not None:
                     self._event(env, "episode_start")
 
+    def capture(self, time_s: float, global_step: int) -> None:
+        """Record the state now as the frame at ``time_s`` simulated seconds, ``global_step`` physics steps in.
+
+        For rollouts that step the physics themselves (a preview's checks) instead of through :meth:`step`.
+        """
+        self.steps, self._at_s = int(global_step), float(time_s)
+        try:
+            self._frame(None, None)
+        finally:
+            self._at_s = None
+
     def _frame(self, actions: np.ndarray | None, rewards: np.ndarray | None) -> None:
         time_ns = self._time_ns()
         if self.mcap is not None:
@@ -129,7 +144,7 @@ class RolloutRecorder:
 
     def _write_frame(self, time_ns: int, actions: np.ndarray | None, rewards: np.ndarray | None) -> None:
         assert self.mcap is not None
-        plan, sim_time = self.plan, self.steps * self.dt
+        plan, sim_time = self.plan, self._sim_time_s()
         state = plan.wants("robot_state") and self.sim is not None
         if state:
             poses = schemas.new(schemas.POSE_FRAME, sequence=self._next(schemas.POSES_TOPIC), sim_time_s=sim_time,
@@ -191,7 +206,7 @@ class RolloutRecorder:
         assert self.mcap is not None
         if not self.plan.wants("events"):
             return
-        event = schemas.new(schemas.EVENT, sequence=self._next(schemas.EVENTS_TOPIC), sim_time_s=self.steps * self.dt,
+        event = schemas.new(schemas.EVENT, sequence=self._next(schemas.EVENTS_TOPIC), sim_time_s=self._sim_time_s(),
                             global_step=self.steps, copy_id=env)
         if kind == "episode_start":
             event.episode_start.SetInParent()
