@@ -1,20 +1,26 @@
-"""Joint commands of one MuJoCo articulation batch: the engine motor as an explicit law on ``qfrc_applied``.
+"""Joint commands of one MuJoCo articulation batch: the engine motor, solved with MuJoCo's constraints.
 
 MuJoCo's own actuators have fixed gains per model; simulo's motor has per-joint, per-environment solver gains
 (PyBullet's ``positionGain``/``velocityGain``) and a force limit. So the motor is computed here, between
-``mj_step1`` (which leaves the mass matrix, bias and passive forces of the current state in ``MjData``) and
-``mj_step2`` (which integrates), and applied through ``qfrc_applied``. It asks for the joint velocity PyBullet's
-motor constraint aims at,
+``mj_step1`` (which leaves the mass matrix, bias and passive forces and the constraints of the current state in
+``MjData``) and ``mj_step2`` (which integrates), and applied through ``qfrc_applied``. It asks for the joint
+velocity PyBullet's motor constraint aims at,
 
     v* = qd + kv * (v_target - qd) + kp * (q_target - q) / dt      (kp = 0 for a velocity motor),
 
-and applies the effort that reaches it in one step while the other joints move freely: with ``a_free`` the
-accelerations without motors (``inv(M) (passive - bias)``) and ``W`` the motor joints' block of ``inv(M)``,
-``tau = inv(W) ((v* - qd) / dt - a_free_s) + held``, clipped to +/- the force limit. ``held`` carries over
-what contacts and constraints (solved by MuJoCo after this law) took of the last step's aim,
-``held += inv(W) (v*_last - qd) / dt``, so a blocked motor pushes up to its force limit within a few steps, as
-PyBullet's motor, a solver constraint, does at once. ``TORQUE`` joints get their torque; a passive joint gets
-nothing. The efforts applied are kept in :attr:`MotorLaw.effort`.
+and, like that constraint, pushes with whatever effort reaches it given the contacts, limits and equalities of
+the step, up to its force limit. With ``W`` the motor joints' block of ``inv(M)`` and ``v(tau)`` the joint
+velocity after the step under effort ``tau`` (``mj_fwdAcceleration`` and MuJoCo's constraint solver
+``mj_fwdConstraint``), it iterates
+
+    tau <- clip(tau + inv(W) (v* - v(tau)) / dt, -limit, limit)
+
+from the last step's answer, at most :data:`MOTOR_ITERATIONS` times (a projected Jacobi iteration on the
+motor rows, as PyBullet's solver runs them beside its contacts). Without constraint rows the first update is
+exact and no solve is run. A blocked motor so pushes with its force limit, and a contact force that the motor
+itself causes (a finger squeezing a held cube against the other finger) is never mistaken for a load to push
+against: a command that changes drops the squeeze at once. ``TORQUE`` joints get their torque; a passive joint
+gets nothing. The efforts applied are kept in :attr:`MotorLaw.effort`.
 """
 
 from __future__ import annotations
@@ -27,6 +33,12 @@ from simulo.engine.base import ControlMode
 _POSITION = int(ControlMode.POSITION_MOTOR)
 _VELOCITY = int(ControlMode.VELOCITY_MOTOR)
 _TORQUE = int(ControlMode.TORQUE)
+
+#: Most constraint solves per step that the motor effort is corrected with (see the module docstring).
+MOTOR_ITERATIONS = 32
+
+#: The iteration stops once no motor effort changes by more than this, N or N·m.
+MOTOR_TOLERANCE = 1e-5
 
 
 class MotorLaw:
@@ -49,10 +61,8 @@ class MotorLaw:
         self.kv = np.zeros(shape)
         self.torque = np.zeros(shape)
         self.effort = np.zeros(shape)
-        #: per motor joint, the velocity it aimed at in the last step and the effort carried over for what
-        #: contacts and constraints took of it (zero where the joint was not a motor)
-        self._aim = np.zeros(shape)
-        self._held = np.zeros(shape)
+        #: per motor joint, the effort it applied in the last step, which the next step's iteration starts from
+        self._last = np.zeros(shape)
         self._torque_off = np.ones(shape, dtype=bool)  # where the mode is not TORQUE
         self._active = np.zeros(num_envs, dtype=bool)  # environments with any non-passive joint
         self._motors = np.zeros(num_envs, dtype=bool)  # environments with any motor joint
@@ -69,7 +79,7 @@ class MotorLaw:
             position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
         """Keep one step's commands (see :meth:`simulo.engine.base.ArticulationBatch.apply`)."""
         if not np.array_equal(mode, self.mode):
-            self._held[mode != self.mode] = 0.0
+            self._last[mode != self.mode] = 0.0
             self.mode[:] = mode
             self._torque_off = mode != _TORQUE
             self._active = (mode != 0).any(axis=1)
@@ -109,13 +119,29 @@ class MotorLaw:
         inverse = np.empty_like(unit)
         mujoco.mj_solveM(model, data, inverse, unit)
         block = inverse[:, dofs]
-        need = np.linalg.solve(block, (target - qd) / self.dt - free[0, dofs])
-        # what contacts and constraints took of last step's aim is pushed against, up to the limit, as
-        # PyBullet's motor constraint does inside its solver (a blocked finger squeezes with its force limit)
-        held = self._held[env, cols] + np.linalg.solve(block, (self._aim[env, cols] - qd) / self.dt)
         limit = self.force[env, cols]
-        tau[cols] = np.clip(need + held, -limit, limit)
-        self._held[env, cols] = tau[cols] - need
-        self._aim[env, cols] = target
+        if data.nefc == 0:  # no contact, limit or equality: the free motion is the motion
+            tau[cols] = np.clip(np.linalg.solve(block, (target - qd) / self.dt - free[0, dofs]), -limit, limit)
+        else:
+            tau[cols] = self._solve(model, data, tau, cols, dofs, target, block, limit, env)
+        self._last[env, cols] = tau[cols]
         data.qfrc_applied[self.dofs] = tau
         self.effort[env] = tau
+
+    def _solve(self, model: mujoco.MjModel, data: mujoco.MjData, tau: np.ndarray, cols: np.ndarray,
+               dofs: np.ndarray, target: np.ndarray, block: np.ndarray, limit: np.ndarray, env: int) -> np.ndarray:
+        """The motor efforts that reach ``target`` through this step's constraints, within ``limit``."""
+        effort = np.clip(self._last[env, cols], -limit, limit)
+        qd = data.qvel[dofs]
+        for _ in range(MOTOR_ITERATIONS):
+            tau[cols] = effort
+            data.qfrc_applied[self.dofs] = tau
+            mujoco.mj_fwdAcceleration(model, data)
+            mujoco.mj_fwdConstraint(model, data)
+            reached = qd + data.qacc[dofs] * self.dt
+            update = np.clip(effort + np.linalg.solve(block, (target - reached) / self.dt), -limit, limit)
+            done = np.max(np.abs(update - effort)) <= MOTOR_TOLERANCE
+            effort = update
+            if done:
+                break
+        return effort
