@@ -15,6 +15,8 @@ from simulo.sim.properties import ForceBuffer
 from simulo.sim.published import PublishedBuffers
 from simulo.sim.tensors import Tensors, atomic, unit_poses
 
+_MEMBERS = ("pose", "lin_vel", "ang_vel")
+
 
 class PropState(PropStateBase):
     """``prop.state``: live pose and velocities of the prop in every environment.
@@ -30,24 +32,25 @@ class PropState(PropStateBase):
     @property
     def pose(self) -> Any:
         """World pose of the shape's centre (num_envs, 7), ``[x, y, z, qw, qx, qy, qz]``. Live buffer."""
-        data = self._prop._require("state.pose")
-        return data.published.get("pose")
+        return self._prop._require("state.pose").member("pose")
 
     @property
     def linear_velocity(self) -> Any:
         """Linear velocity (num_envs, 3) in m/s. Live buffer."""
-        data = self._prop._require("state.linear_velocity")
-        return data.published.get("lin_vel")
+        return self._prop._require("state.linear_velocity").member("lin_vel")
 
     @property
     def angular_velocity(self) -> Any:
         """Angular velocity (num_envs, 3) in rad/s. Live buffer."""
-        data = self._prop._require("state.angular_velocity")
-        return data.published.get("ang_vel")
+        return self._prop._require("state.angular_velocity").member("ang_vel")
 
 
 class PropData:
     """The engine batch and state buffers of one attached prop (what sensors read).
+
+    As a robot's (:mod:`simulo.sim.robot_data`), the buffers are read when they are read: a physics step marks
+    them stale, and the first read of ``pose``, ``lin_vel`` or ``ang_vel`` after it refreshes all three from the
+    engine; those ``prop.state`` handed out and a caller still holds are refreshed right after the step.
 
     Args:
         batch: The engine's rigid batch.
@@ -61,19 +64,60 @@ class PropData:
         self.default_pose = default_pose.copy()
         n = default_pose.shape[0]
         dtype = tensors.state_dtype  # the live buffers the state members share
-        self.pose = default_pose.astype(dtype)
-        self.lin_vel = np.zeros((n, 3), dtype)
-        self.ang_vel = np.zeros((n, 3), dtype)
+        self._pose = default_pose.astype(dtype)
+        self._lin_vel = np.zeros((n, 3), dtype)
+        self._ang_vel = np.zeros((n, 3), dtype)
+        #: whether the engine stepped since the buffers were last read
+        self.stale = False
         #: what ``prop.state`` hands out for the three buffers (see :mod:`simulo.sim.published`)
-        self.published = PublishedBuffers(tensors, {"pose": self.pose, "lin_vel": self.lin_vel,
-                                                    "ang_vel": self.ang_vel})
+        self.published = PublishedBuffers(tensors, {"pose": self._pose, "lin_vel": self._lin_vel,
+                                                    "ang_vel": self._ang_vel})
         #: the external force and torque kept on the prop (see simulo.sim.properties)
         self.external = ForceBuffer(n, 1)
 
     @property
+    def pose(self) -> np.ndarray:
+        """World pose of the shape's centre (num_envs, 7), current."""
+        if self.stale:
+            self.refresh()
+        return self._pose
+
+    @property
+    def lin_vel(self) -> np.ndarray:
+        """Linear velocity (num_envs, 3), current."""
+        if self.stale:
+            self.refresh()
+        return self._lin_vel
+
+    @property
+    def ang_vel(self) -> np.ndarray:
+        """Angular velocity (num_envs, 3), current."""
+        if self.stale:
+            self.refresh()
+        return self._ang_vel
+
+    @property
     def num_envs(self) -> int:
         """Number of environments."""
-        return self.pose.shape[0]
+        return self._pose.shape[0]
+
+    def refresh(self) -> None:
+        """Read the pose and velocities from the engine now, and bring the state objects callers hold up to date."""
+        self.stale = False
+        self.batch.read(self._pose, self._lin_vel, self._ang_vel)
+        self.published.sync(self.published.held(_MEMBERS))
+
+    def mark_stepped(self) -> None:
+        """Note that the engine stepped: the next read refreshes the buffers, held state objects at once."""
+        self.stale = True
+        if self.published.held(_MEMBERS):
+            self.refresh()
+
+    def member(self, name: str) -> Any:
+        """The current value of buffer ``name`` as ``prop.state`` hands it out (see ``published``)."""
+        if self.stale:
+            self.refresh()
+        return self.published.get(name)
 
 
 def _tensors_of(prop: Prop) -> Tensors | None:
@@ -157,7 +201,7 @@ class Prop(PropBase):
         ids = data.tensors.env_ids(env_ids, data.num_envs)
         poses = unit_poses(data.tensors.floats(pose, (len(ids), 7), "pose"))
         data.batch.write_pose(ids, poses)
-        self.update(0.0)
+        data.refresh()
 
     @_atomic
     def set_velocity(self, velocity: Any, env_ids: Any = None) -> None:
@@ -165,7 +209,7 @@ class Prop(PropBase):
         data = self._require("set_velocity")
         ids = data.tensors.env_ids(env_ids, data.num_envs)
         data.batch.write_velocity(ids, data.tensors.floats(velocity, (len(ids), 6), "velocity"))
-        self.update(0.0)
+        data.refresh()
 
     @_atomic
     def reset(self, env_ids: Any = None) -> None:
@@ -175,7 +219,7 @@ class Prop(PropBase):
         data.external.clear(ids)
         data.batch.write_pose(ids, data.default_pose[ids])
         data.batch.write_velocity(ids, np.zeros((len(ids), 6)))
-        self.update(0.0)
+        data.refresh()
 
     # -- per-copy properties (PropPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) -----
     @_atomic
@@ -219,10 +263,8 @@ class Prop(PropBase):
             data.batch.apply_force(pushed, data.external.forces[pushed, 0], data.external.torques[pushed, 0])
 
     def update(self, dt: float) -> None:
-        """Refresh the state buffers (called by the runtime after every step)."""
-        data = self._require("update")
-        data.batch.read(data.pose, data.lin_vel, data.ang_vel)
-        data.published.sync(data.published.held(("pose", "lin_vel", "ang_vel")))
+        """Mark the state buffers stale after a step (the runtime calls this): the next read refreshes them."""
+        self._require("update").mark_stepped()
 
     # -- runtime hooks (see simulo.sim.hooks.SceneMember) -----------------------------------------
     @property
@@ -243,7 +285,7 @@ class Prop(PropBase):
             batch.set_friction(friction)
         if restitution is not None:
             batch.set_surface(range(batch.num_envs), None, np.full(batch.num_envs, restitution))
-        self.update(0.0)
+        self._data.refresh()
 
     def runtime_detach(self) -> None:
         """Forget the engine batch (runtime hook: the simulation calls it when it closes)."""

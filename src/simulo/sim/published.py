@@ -41,9 +41,12 @@ class PublishedBuffers:
         self._torch: dict[str, tuple[Any, np.ndarray]] = {}
         #: each buffer's reference count with only the runtime's own references (its owner, this object, the view)
         self._own = {name: sys.getrefcount(self._buffers[name]) for name in self._buffers}
+        #: the names whose object has been handed out at least once (only those can be held)
+        self._given: set[str] = set()
 
     def get(self, name: str) -> Any:
         """The object to hand out for buffer ``name`` (which the caller has just made current)."""
+        self._given.add(name)
         if not self._tensors.uses_torch:
             return self._views[name]
         buffer = self._buffers[name]
@@ -58,8 +61,12 @@ class PublishedBuffers:
 
     def held(self, names: Iterable[str]) -> list[str]:
         """Those of ``names`` whose handed-out object someone outside the runtime still references."""
-        out = []
+        out: list[str] = []
+        if not self._given:
+            return out
         for name in names:
+            if name not in self._given:
+                continue
             if (name in self._torch or sys.getrefcount(self._views[name]) > _OWN_REFERENCES
                     or sys.getrefcount(self._buffers[name]) > self._own[name]):  # a slice of the view
                 out.append(name)

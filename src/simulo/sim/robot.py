@@ -393,27 +393,33 @@ class Robot(RobotBase):
 
     # -- targets -----------------------------------------------------------------------------------------
     def _targets(self, member: str, values: Any, joint_ids: Any, env_ids: Any, name: str
-                 ) -> tuple[RobotData, Any, np.ndarray]:
+                 ) -> tuple[RobotData, Any, np.ndarray, np.ndarray]:
+        """The robot's data, the block of a (num_envs, num_joints) array to write, the checked values and the
+        joint columns of a target setter."""
         data = self._rt_or_raise(member)
+        if env_ids is None:  # every environment in order; contiguous columns as a slice (basic indexing is faster)
+            cols = data.joint_cols(joint_ids)
+            vals = data.tensors.floats(values, (data.num_envs, len(cols)), name)
+            return data, (slice(None), data.col_index(cols)), vals, cols
         ids = data.tensors.env_ids(env_ids, data.num_envs)
         cols = data.joint_cols(joint_ids)
         vals = data.tensors.floats(values, (len(ids), len(cols)), name)
-        # the ids x cols block of a (num_envs, num_joints) array; ids is every env in order when env_ids is None
-        block = (slice(None), cols) if env_ids is None else np.ix_(ids, cols)
-        data.commands_changed = True
-        return data, block, vals
+        return data, np.ix_(ids, cols), vals, cols
 
     @_atomic
     def set_joint_position_target(self, positions: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
         """Set position targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
-        data, block, vals = self._targets("set_joint_position_target", positions, joint_ids, env_ids, "positions")
+        data, block, vals, cols = self._targets("set_joint_position_target", positions, joint_ids, env_ids,
+                                                "positions")
         data.pos_t[block] = vals
+        data.note_position_targets(cols)
 
     @_atomic
     def set_joint_velocity_target(self, velocities: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
         """Set velocity targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
-        data, block, vals = self._targets("set_joint_velocity_target", velocities, joint_ids, env_ids, "velocities")
+        data, block, vals, _ = self._targets("set_joint_velocity_target", velocities, joint_ids, env_ids, "velocities")
         data.vel_t[block] = vals
+        data.commands_changed = True
 
     @_atomic
     def set_joint_effort_target(self, efforts: Any, joint_ids: Any = None) -> None:
@@ -422,8 +428,9 @@ class Robot(RobotBase):
         Efforts beyond a joint's effort limit are applied at the limit (the actuator saturates);
         ``state.joint_efforts`` reports what was applied.
         """
-        data, block, vals = self._targets("set_joint_effort_target", efforts, joint_ids, None, "efforts")
+        data, block, vals, _ = self._targets("set_joint_effort_target", efforts, joint_ids, None, "efforts")
         data.eff_t[block] = vals
+        data.commands_changed = True
 
     def set_body_friction(self, name_pattern: str, friction: float) -> None:
         """Set the lateral (Coulomb) friction coefficient of the matching bodies in every environment.

@@ -41,6 +41,7 @@ _BASE = frozenset(("pose", "lin_vel", "ang_vel"))
 _MEMBERS = ("pose", "lin_vel", "ang_vel", "q", "qd", "effort")
 
 _PASSIVE = int(ControlMode.PASSIVE)
+_POSITION = int(ControlMode.POSITION_MOTOR)
 _TORQUE = int(ControlMode.TORQUE)
 
 
@@ -116,6 +117,17 @@ class RobotData:
         #: while no target changed and no joint is torque-driven.
         self.commands_changed = True
         self.torque_active = False
+        #: Only values of position targets on joints whose position motor runs in every environment changed since
+        #: the last flush: the modes and every other command stay, so the next flush only resends the motors.
+        self.positions_changed = False
+        #: joint columns whose position motor runs in every environment (as of the last full flush)
+        self._motor_everywhere = np.zeros(j, dtype=bool)
+        #: id of a cached column array -> whether all its columns are in ``_motor_everywhere``
+        self._motor_cols: dict[int, bool] = {}
+        #: what the last full flush computed: velocity targets (0 where unset), and where efforts are the torques
+        #: sent (torque mode) and where zero (passive), None for nowhere (see ``_effort_masks``)
+        self._velocity = np.zeros((n, j))
+        self._masks: tuple[np.ndarray | None, np.ndarray | None] | None = None
         self.attached = True
         #: The engine's time step in seconds (the robot sets it when attached; implicit drives integrate over it).
         self.physics_dt = 1.0 / 240.0
@@ -123,6 +135,10 @@ class RobotData:
         self.external = ForceBuffer(n, len(self.body_names))
         #: validated ``joint_ids`` lists (as tuples of ints) -> their column arrays (read-only)
         self.cols_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._all_cols = np.arange(j)
+        self._all_cols.setflags(write=False)
+        #: ids of the cached column arrays (kept alive by the caches) -> their index (a slice when contiguous)
+        self._col_index: dict[int, Any] = {id(self._all_cols): slice(None)}
 
     # -- state buffers, refreshed on first read after a step ------------------------------------------
     @property
@@ -216,6 +232,8 @@ class RobotData:
         Raises:
             SimuloValueError: An index is out of range, repeated or not an integer.
         """
+        if joint_ids is None:
+            return self._all_cols
         if type(joint_ids) is list and all(type(j) is int for j in joint_ids):  # the common case, cached
             key = tuple(joint_ids)
             cols = self.cols_cache.get(key)
@@ -224,8 +242,30 @@ class RobotData:
                 cols.setflags(write=False)
                 if len(self.cols_cache) < _COLS_CACHE_SIZE:
                     self.cols_cache[key] = cols
+                    run = cols.size > 0 and int(cols[-1]) - int(cols[0]) + 1 == cols.size \
+                        and bool((np.diff(cols) == 1).all())
+                    self._col_index[id(cols)] = slice(int(cols[0]), int(cols[-1]) + 1) if run else cols
             return cols
         return index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
+
+    def col_index(self, cols: np.ndarray) -> Any:
+        """An index of the columns ``cols`` (from :meth:`joint_cols`): a slice when they are a cached ascending
+        run (basic indexing is faster than fancy indexing and selects the same elements), else ``cols``."""
+        return self._col_index.get(id(cols), cols)
+
+    def note_position_targets(self, cols: np.ndarray) -> None:
+        """Record that position targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
+        if self.commands_changed:
+            return
+        everywhere = self._motor_cols.get(id(cols))
+        if everywhere is None:
+            everywhere = bool(self._motor_everywhere[cols].all())
+            if id(cols) in self._col_index:  # a cached array: its id is not reused while the data lives
+                self._motor_cols[id(cols)] = everywhere
+        if everywhere:
+            self.positions_changed = True
+        else:
+            self.commands_changed = True
 
     # -- body reads ---------------------------------------------------------------------------------
     def body_index(self, body_name: str) -> int:
@@ -290,8 +330,16 @@ class RobotData:
         """Read joint state from the engine; explicit torques and passive zeros go into ``effort``."""
         self.joints_stale = False
         self.batch.read_joints(self._q, self._qd, self._effort)
-        np.copyto(self._effort, self.torque, where=self.mode == _TORQUE)
-        np.copyto(self._effort, 0.0, where=self.mode == _PASSIVE)
+        torque, passive = self._masks if self._masks is not None else self._effort_masks()
+        if torque is not None:
+            np.copyto(self._effort, self.torque, where=torque)
+        if passive is not None:
+            np.copyto(self._effort, 0.0, where=passive)
+
+    def _effort_masks(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Where ``mode`` is torque and where passive (None: nowhere): where efforts are not the engine's."""
+        torque, passive = self.mode == _TORQUE, self.mode == _PASSIVE
+        return (torque if torque.any() else None), (passive if passive.any() else None)
 
     def refresh_base(self, env_ids: Sequence[int] | None = None) -> None:
         """Read the root pose and velocities from the engine: of ``env_ids`` (all when stale or ``None``)."""
@@ -320,9 +368,17 @@ class RobotData:
             torque-driven: the engine's motors still hold exactly these commands).
         """
         if not (self.commands_changed or self.torque_active or force):
-            return False
-        if self.joints_stale:  # efforts of the last step are read with its modes, before drives change them
-            self.refresh_joints()
+            if not self.positions_changed:
+                return False
+            # only position targets of running position motors changed: every drive would choose the same modes
+            # and torques (no joint is torque-driven), so the last flush's commands go out with the new targets
+            self.batch.apply(self.mode, self.pos_t, self._velocity, self.motor_force, self.motor_pos_gain,
+                             self.motor_vel_gain, self.torque)
+            self.positions_changed = False
+            return True
+        masks = self._masks if self._masks is not None else self._effort_masks()
+        if self.joints_stale and masks[0] is not None:  # the last step's torques are its efforts: read them now,
+            self.refresh_joints()                        # before the drives overwrite them
         pos_set = self.pos_t == self.pos_t  # False where NaN (no target)
         vel_set = self.vel_t == self.vel_t
         eff_set = self.eff_t == self.eff_t
@@ -333,9 +389,13 @@ class RobotData:
         # position targets are sent only where a position motor runs, so unset ones (NaN) never reach the engine
         self.batch.apply(self.mode, self.pos_t, inputs.velocity, self.motor_force, self.motor_pos_gain,
                          self.motor_vel_gain, self.torque)
-        self.commands_changed = False
+        self.commands_changed = self.positions_changed = False
+        self._velocity = inputs.velocity
+        self._masks = self._effort_masks()
+        self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
+        self._motor_cols.clear()
         # without an explicit drive or an effort target no joint can be torque-driven
-        self.torque_active = inputs.torques and bool((self.mode == _TORQUE).any())
+        self.torque_active = inputs.torques and self._masks[0] is not None
         return True
 
 

@@ -30,6 +30,9 @@ from simulo.math.batched import normalize_quat
 #: 1e12 leaves squares (1e24) and products far from float64's 1.8e308 and is beyond any physical input.
 MAX_MAGNITUDE = 1e12
 
+#: Up to this many values a range check in Python beats numpy's per-call overhead.
+_SMALL = 32
+
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
@@ -103,6 +106,15 @@ class Tensors:
             ShapeError: The shape differs from ``shape``.
             NonFiniteError: ``finite`` and a value is NaN or infinite.
         """
+        if type(value) is np.ndarray and value.dtype.kind == "f" and value.shape == tuple(shape):
+            # the common case, a float array of the right shape: one copy and one range check; anything the
+            # check rejects (NaN, inf, beyond MAX_MAGNITUDE) takes the full path below for its message
+            out = value.astype(np.float64)
+            if out.size <= _SMALL:
+                if all(-MAX_MAGNITUDE <= v <= MAX_MAGNITUDE for v in out.ravel().tolist()):
+                    return out
+            elif (np.abs(out) <= MAX_MAGNITUDE).all():
+                return out
         self.seen(value)
         arr = to_numpy(value, name)
         if arr.dtype == object or np.issubdtype(arr.dtype, np.complexfloating) \

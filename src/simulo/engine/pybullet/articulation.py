@@ -90,6 +90,14 @@ def _set_mass(world: PyBulletWorld, body: int, link: int, mass: float) -> None:
         world.set_dynamics(body, link, mass=mass)
 
 
+def _fill(out: np.ndarray, flat: Sequence[float]) -> None:
+    """Write the values ``flat`` (row-major, ``out.size`` of them) into ``out`` in place."""
+    if out.flags.c_contiguous:  # reshaping a C-contiguous array gives a view: no intermediate array
+        out.reshape(-1)[:] = flat
+    else:
+        out[...] = np.array(flat).reshape(out.shape)
+
+
 def _in_order(names: Sequence[str], order: Sequence[str]) -> list[int]:
     """Positions of ``names`` sorted by their place in ``order`` (names missing from it last, as they come)."""
     rank = {name: k for k, name in enumerate(order)}
@@ -187,10 +195,9 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing):
         for w, b in self.handles:
             states += w.joint_states(b, idx)
         pos, vel, _, eff = zip(*states)  # flat sequences convert much faster than nested ones
-        shape = (len(self.handles), len(idx))
-        q[:] = np.array(pos).reshape(shape)
-        qd[:] = np.array(vel).reshape(shape)
-        effort[:] = np.array(eff).reshape(shape)
+        _fill(q, pos)
+        _fill(qd, vel)
+        _fill(effort, eff)
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: EnvIds | None = None) -> None:
