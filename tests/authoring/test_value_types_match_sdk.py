@@ -43,11 +43,7 @@ EXTENSIONS: dict[tuple[str, str], str] = {
 }
 
 #: (class, member) -> why simulo-local does not match the SDK yet, and what will fix it.
-KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
-    ("PolicyCheckpoint", "task_digest"): "platform/policies.py lacks it (issue 9, platform owner)",
-    ("PolicyCheckpoint", "task_name"): "platform/policies.py lacks it (issue 9, platform owner)",
-    ("PolicyCheckpoint", "load"): "load(device, seed): the added seed should be keyword-only (issue 9, platform owner)",
-}
+KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {}
 
 
 def _params(func: Any) -> list[tuple[str, str, bool]]:

@@ -171,6 +171,7 @@ def _inspect(root: Path, policy_id: str, as_json: bool) -> int:
     print(f"{entry.policy_id}   {record.get('app', '-')}/{record.get('job', '-')}")
     print(f"Trained by       {record.get('run_dir') or entry.run_dir} ({status_of(entry)})")
     print(f"Started from     {record.get('started_from') or 'scratch'}")
+    print(f"Task             {record.get('task_name') or 'unknown'} ({record.get('task_digest') or 'unknown'})")
     tags = record.get("tags")
     print(f"Tags             {', '.join(map(str, tags)) if isinstance(tags, list) and tags else 'none'}")
     print(f"Run folder       {entry.run_dir}")

@@ -18,7 +18,7 @@ from typing import Any
 from simulo.errors import TaskError
 from simulo.interfaces.platform.evaluation import EvaluationCheckpoint, EvaluationReport
 from simulo.platform.context import current_app, current_run
-from simulo.platform.policies import PolicyCheckpoint
+from simulo.platform.policies import UNKNOWN, PolicyCheckpoint
 from simulo.platform.runner import runs_root
 from simulo.rl import evaluation
 from simulo.rl.task import Task
@@ -96,11 +96,8 @@ def _tested(policy: Any, task: Task, device: str, seed: int) -> evaluation.Teste
         "kind": "best" if checkpoint.kind == "best" else "latest", "iteration": checkpoint.iteration,
         "training_reward": checkpoint.reward, "digest_sha256": digest,
     }
-    trained_digest = checkpoint.meta.get("task_digest")
-    trained_task = checkpoint.meta.get("task")
-    return evaluation.TestedPolicy(player, described,
-                                   trained_digest if isinstance(trained_digest, str) else None,
-                                   trained_task if isinstance(trained_task, str) else None)
+    trained = [None if value == UNKNOWN else value for value in (checkpoint.task_digest, checkpoint.task_name)]
+    return evaluation.TestedPolicy(player, described, *trained)
 
 
 def _app_success_rule() -> Callable[[Task], Any]:

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 KINDS = ("best", "latest")
 LATEST_RUN = "latest"
 CHECKPOINT_FOLDER = "checkpoints"
+UNKNOWN = "unknown"  # task_name/task_digest of a checkpoint that records none, as the SDK's sidecar says
 REFERENCE_HELP = ("a policy ID policy_<stem>[:best|:latest], a .pt checkpoint file, a run folder "
                   "RUN_DIR[:best|:latest], or latest[:best|:latest]")
 
@@ -69,8 +70,9 @@ class PolicyCheckpoint:
         kind: ``"best"``, ``"latest"`` or ``"file"``.
         path: The checkpoint file.
         meta: What the checkpoint says about itself: ``completed_iterations``, ``reward``,
-            ``best_reward``, ``obs_dim``, ``act_dim``, ``algorithm``, ``env_steps``, ``seed``, and
-            ``max_iterations`` when the training run's parameters name it.
+            ``best_reward``, ``obs_dim``, ``act_dim``, ``algorithm``, ``env_steps``, ``seed``;
+            ``max_iterations`` when the training run's parameters name it; ``task_name`` and
+            ``task_digest`` when the checkpoint names its task (see :attr:`task_digest`).
     """
 
     checkpoint: str
@@ -109,11 +111,29 @@ class PolicyCheckpoint:
         """Action width the policy produces."""
         return int(self.meta["act_dim"])
 
-    def load(self, device: str = "cpu", seed: int = 0) -> PolicyPlayer:
-        """Load the policy as a :class:`~simulo.rl.training.player.PolicyPlayer` (``obs -> actions``).
+    @property
+    def task_name(self) -> str:
+        """Class name of the task the policy was trained on, or ``"unknown"`` (as the SDK's) when not recorded."""
+        return str(self.meta.get("task_name", UNKNOWN))
+
+    @property
+    def task_digest(self) -> str:
+        """Digest of the file that defined the training task, or ``"unknown"`` (as the SDK's) when not recorded.
+
+        ``sha256:<hex>`` of the task class's file (:func:`simulo.rl.preview.task_digest`), taken when the
+        checkpoint was written, so an evaluation can tell whether the task changed since training.
+        """
+        return str(self.meta.get("task_digest", UNKNOWN))
+
+    def load(self, device: str = "cuda", *, seed: int = 0) -> PolicyPlayer:
+        """Load the policy as a :class:`~simulo.rl.training.player.PolicyPlayer`: the SDK's policy network.
+
+        The player is a ``simulo.interfaces`` ``PolicyNetworkProtocol`` (``input_dim``, ``output_dim``,
+        ``player(observation) -> actions``), as the SDK's ``load`` returns.
 
         Args:
-            device: Device of the policy (``"cuda"`` without CUDA warns once and uses the CPU).
+            device: Device of the policy; the SDK's default, ``"cuda"``, warns once and uses the CPU where
+                there is no CUDA.
             seed: Seed of the player's sampling generator (``deterministic=False`` calls).
 
         Raises:
@@ -310,6 +330,7 @@ def _build(file: Path, kind: str, runs: Path | None) -> PolicyCheckpoint:
     max_iterations = _run_params(file).get("max_iterations")
     if isinstance(max_iterations, int):
         meta["max_iterations"] = max_iterations
+    meta.update({key: payload[key] for key in ("task_name", "task_digest") if isinstance(payload.get(key), str)})
     registered = policy_registry.read_record(file.parent.parent) if file.parent.name == CHECKPOINT_FOLDER else None
     run_id = str(registered["policy_id"]) if registered is not None else _policy_id(file, runs)
     policy_id = run_id if run_id is not None else str(file)

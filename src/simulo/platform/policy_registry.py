@@ -13,10 +13,15 @@ The record lives in the run folder, ``RUNS/<app>/<job>/<NNNN>/policy.json``::
      "app": "cartpole", "job": "train", "run_dir": "cartpole/train/0003", "status": "completed",
      "started_from": null, "created_at": "2026-12-01T12:00:00Z", "ended_at": "2026-12-01T12:01:00Z",
      "iterations": 200, "max_iterations": 200, "best_reward": 287.5,
+     "task_name": "CartpoleTask", "task_digest": "sha256:...",
      "checkpoints": [{"checkpoint": "policy_quiet-cedar-7k3m4q:best", "kind": "best", "iteration": 180,
-                      "reward": 287.5, "file": "checkpoints/best.pt", "size_bytes": 81234,
+                      "reward": 287.5, "task_name": "CartpoleTask", "task_digest": "sha256:...",
+                      "file": "checkpoints/best.pt", "size_bytes": 81234,
                       "digest_sha256": "...", "updated_at": "..."}, ...],
      "tags": []}
+
+``task_name`` and ``task_digest`` are those of :class:`simulo.PolicyCheckpoint`: the task the policy was trained
+on (``"unknown"`` for a checkpoint that names none; ``null`` until the run saved a checkpoint).
 
 Importing this module imports only the standard library.
 """
@@ -219,6 +224,8 @@ def register(run_dir: Path, app: str, job: str, *, started_from: str | None = No
         "iterations": None,
         "max_iterations": None,
         "best_reward": None,
+        "task_name": None,
+        "task_digest": None,
         "checkpoints": [],
         "tags": list(tags),
     }

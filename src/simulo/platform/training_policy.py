@@ -73,6 +73,8 @@ def checkpoint_records(policy_id: str, run_dir: Path) -> list[dict[str, Any]]:
             "max_iterations": checkpoint.meta.get("max_iterations"),
             "reward": checkpoint.reward,
             "best_reward": checkpoint.meta.get("best_reward"),
+            "task_name": checkpoint.task_name,
+            "task_digest": checkpoint.task_digest,
             "file": f"{CHECKPOINT_FOLDER}/{kind}.pt",
             "size_bytes": stat.st_size,
             "digest_sha256": _sha256(file),
@@ -92,6 +94,8 @@ def finish(entry: policy_registry.PolicyEntry, status: str) -> policy_registry.P
         iterations=None if newest is None else newest["iteration"],
         max_iterations=None if newest is None else newest["max_iterations"],
         best_reward=best_reward,
+        task_name=None if newest is None else newest["task_name"],
+        task_digest=None if newest is None else newest["task_digest"],
     )
 
 

@@ -15,6 +15,12 @@ Where checkpoints go (first match wins):
 
 Only in cases 2 and 3 (a job run, possibly a retry) does a trainer resume from an existing
 ``latest.pt`` on its own; see :class:`~simulo.rl.training.trainer.RLTrainer`.
+
+A checkpoint of a trainer whose environment runs a task (``env.task``) also names that task, as the SDK's
+checkpoint sidecar does (:func:`task_fields`): ``task_name``, the task's class name, and ``task_digest``,
+``sha256:<hex>`` of the file that defines the task's class. An evaluation compares them with the task it runs
+to say whether the task changed since training. Older checkpoints lack them (``"unknown"`` when read back
+through :class:`simulo.PolicyCheckpoint`).
 """
 
 from __future__ import annotations
@@ -89,6 +95,24 @@ def new_local_dir() -> Path:
     """Create and return a fresh directory under ``./runs/checkpoints``."""
     LOCAL_ROOT.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix="rltrainer-", dir=LOCAL_ROOT)).resolve()
+
+
+def task_fields(env: Any) -> dict[str, str]:
+    """``task_name`` and ``task_digest`` of the task ``env`` runs, for a checkpoint; empty when it runs none.
+
+    Args:
+        env: The trainer's environment; its ``task`` attribute, when it has one, is the task.
+
+    Returns:
+        ``{"task_name": <class name>, "task_digest": "sha256:<hex>"}`` (the digest is
+        :func:`simulo.rl.preview.task_digest`, the preview and evaluation reports' own), or ``{}``.
+    """
+    task = getattr(env, "task", None)
+    if task is None:
+        return {}
+    from simulo.rl.preview.report import task_digest  # noqa: PLC0415 - the preview package is only needed here
+
+    return {"task_name": type(task).__name__, "task_digest": task_digest(task)}
 
 
 def write_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> Path:
