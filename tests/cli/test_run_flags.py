@@ -47,7 +47,7 @@ def test_defaults_are_all_off(capsys: pytest.CaptureFixture[str], tmp_path: Path
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--viewstream"], "live 3D viewport"),
+    (["--viewstream", "--viewstream-port", "99999"], "--viewstream-port needs a port number from 1 to 65535"),
     (["--record-3d", "4"], "records 3D training data on Simulo cloud"),
     (["--tag", "Bad Tag"], "--tag 'Bad Tag' is invalid"),
     (["--require-success", "1.5"], "a rate from 0 to 1"),

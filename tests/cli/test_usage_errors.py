@@ -32,7 +32,7 @@ CASES: list[tuple[list[str], str]] = [
     ([*ECHO, "--engine", "nope"], "--engine 'nope' is not an engine"),
     ([*ECHO, "--tag", "Bad Tag"], "--tag 'Bad Tag' is invalid"),
     ([*ECHO, "--require-success", "2"], "--require-success needs a rate from 0 to 1"),
-    ([*ECHO, "--viewstream"], "--viewstream streams a live 3D viewport"),
+    ([*ECHO, "--viewstream", "--viewstream-port", "x"], "--viewstream-port needs a port number from 1 to 65535"),
     ([*ECHO, "--record-3d", "2"], "--record-3d records 3D training data"),
     # simulo pick-place
     (["pick-place", "--bogus"], "simulo pick-place: error: unrecognized arguments: --bogus"),

@@ -12,8 +12,10 @@ and returns at once (``simulo logs RUN --follow`` reads it); ``--tag NAME`` is k
 ``run.json``; ``--from``, ``--compare``, ``--repeatable``, ``--require-success`` and ``--fail-if-worse``
 reach the job as ``current_run().flags``; ``--frozen`` holds by construction (a registry reference here
 always carries its ``:vN``); ``--strict-assets`` resolves every registry asset before the job starts;
-``--no-viewstream`` and ``--skip-preflight`` ask for what a local run does anyway. ``--viewstream`` and
-``--record-3d`` have no local meaning: they exit 2 and say why.
+``--viewstream`` serves the job's environments live to Foxglove on a local WebSocket
+(:mod:`simulo.rl.recordings.live`; ``127.0.0.1:8765`` unless ``--viewstream-host``/``--viewstream-port``
+say otherwise); ``--no-viewstream`` and ``--skip-preflight`` ask for what a local run does anyway.
+``--record-3d`` has no local meaning: it exits 2 and says why.
 
 Before the job starts, :mod:`simulo.platform.readiness` checks what would make every attempt fail (a
 missing dependency, Ray for ``--workers``, ``--num-envs 0``, a missing volume) and installs
@@ -46,12 +48,14 @@ from simulo.platform.readiness import check_params, prepare
 from simulo.platform.run_gates import check_run_flags, gated_exit
 from simulo.platform.runner import EXIT_FAILED, EXIT_USAGE, RunRequest, run_id, run_job, runs_root
 from simulo.platform.systems import JobType
+from simulo.rl.recordings import live_settings
 from simulo.scale.settings import ScaleSettings
 
 USAGE = """\
 usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--workers N] [--address ADDR] [--detach]
                   [--engine NAME] [--tag NAME ...] [--from POLICY:KIND] [--compare POLICY:KIND] [--repeatable]
-                  [--require-success RATE] [--fail-if-worse] [--frozen] [--strict-assets] [--PARAM VALUE ...]
+                  [--require-success RATE] [--fail-if-worse] [--frozen] [--strict-assets]
+                  [--viewstream [--viewstream-port PORT] [--viewstream-host HOST]] [--PARAM VALUE ...]
 
 Run a job of an app file on this computer.
 
@@ -74,10 +78,14 @@ Run a job of an app file on this computer.
   --fail-if-worse          exit 1 when --policy did worse than --compare (eval)
   --frozen        refuse unpinned registry assets (always true here: references carry their :vN)
   --strict-assets resolve and check every registry asset before the job starts
+  --viewstream    show the job's environments live in Foxglove (Open connection, Foxglove WebSocket,
+                  ws://127.0.0.1:8765); needs the record extra
+  --viewstream-port PORT   the live view's port (default 8765)
+  --viewstream-host HOST   the interface it listens on (default 127.0.0.1: this computer only)
   --PARAM VALUE   the job's parameters: num_envs is --num-envs; booleans are --x/--no-x
 
 Accepted as what a local run does anyway: --no-viewstream, --skip-preflight.
-No local meaning (exit 2): --viewstream, --record-3d COPIES.
+No local meaning (exit 2): --record-3d COPIES.
 
 The app file is imported first in a child process, given $SIMULO_DISCOVERY_TIMEOUT seconds (default 60).
 
@@ -85,13 +93,11 @@ Exit status: 0 completed, 1 failed or could not start (a preview: a check failed
 file that crashes, exits or hangs when imported), 124 timed out."""
 
 _VALUED = ("--job", "--runs-dir", "--workers", "--address", "--from", "--compare", "--require-success", "--tag",
-           "--record-3d", "--engine")
+           "--record-3d", "--engine", "--viewstream-port", "--viewstream-host")
 _SWITCHES = ("--list", "--detach", "--frozen", "--strict-assets", "--repeatable", "--fail-if-worse",
              "--skip-preflight", "--viewstream", "--no-viewstream", "-h", "--help")
 _OWN = (*_VALUED, *_SWITCHES)
 _NO_LOCAL_MEANING = {
-    "--viewstream": "--viewstream streams a live 3D viewport from a Simulo cloud worker; a local run has no "
-                    "viewer service (record a video instead: simulo.preview(..., video=True) or simulo.VideoWriter)",
     "--record-3d": "--record-3d records 3D training data on Simulo cloud training workers only; locally, record "
                    "a video with simulo.VideoWriter",
 }
@@ -110,6 +116,7 @@ class _Options:
     detach: bool = False
     strict_assets: bool = False
     flags: RunFlags = field(default_factory=RunFlags)
+    live_view: tuple[tuple[str, str], ...] = ()
 
 
 def _tags(values: list[str]) -> tuple[str, ...]:
@@ -169,6 +176,7 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
     values: dict[str, list[str]] = {}
     switches: set[str] = set()
     rest: list[str] = []
+    viewstream = False  # the last of --viewstream / --no-viewstream wins
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -184,6 +192,7 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
             values.setdefault(key, []).append(value)
         elif token in _SWITCHES:
             switches.add(token)
+            viewstream = token == "--viewstream" if token in ("--viewstream", "--no-viewstream") else viewstream
         else:
             rest.append(token)
         i += 1
@@ -209,7 +218,24 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
         detach="--detach" in switches,
         strict_assets="--strict-assets" in switches,
         flags=_run_flags(values, switches),
+        live_view=_live_view(viewstream, values),
     ), rest
+
+
+def _live_view(enabled: bool, values: dict[str, list[str]]) -> tuple[tuple[str, str], ...]:
+    """The job process's live-view variables; the address is checked free before the job starts."""
+    given = [key for key in ("--viewstream-port", "--viewstream-host") if values.get(key)]
+    if given and not enabled:
+        raise JobError(f"{given[0]} needs --viewstream")
+    if not enabled:
+        return live_settings.environ(False)
+    host = values.get("--viewstream-host", [live_settings.DEFAULT_HOST])[-1]
+    try:
+        port = live_settings.parse_port(values.get("--viewstream-port", [str(live_settings.DEFAULT_PORT)])[-1])
+        live_settings.check_free(host, port)
+    except SimuloValueError as exc:
+        raise JobError(str(exc)) from None
+    return live_settings.environ(True, host, port)
 
 
 def _flags_of(job: JobFunction) -> list[Flag]:
@@ -299,7 +325,7 @@ def main(argv: list[str]) -> int:
         params=jsonable_params(params),
         timeout=job.spec.timeout,
         retries=job.spec.retries,
-        env=(*job.app.runtime.runtime_env.items(), *ready.env),
+        env=(*job.app.runtime.runtime_env.items(), *ready.env, *options.live_view),
         workers=options.workers,
         address=options.address,
         flags=options.flags,

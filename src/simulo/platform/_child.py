@@ -37,6 +37,7 @@ from simulo.platform.policies import PolicyCheckpoint
 from simulo.platform.repeatable import call_job
 from simulo.platform.training_policy import training_policy
 from simulo.rl.env import env_backend
+from simulo.rl.recordings.live_settings import ENABLED_VARIABLE
 from simulo.scale.settings import current_settings
 from simulo.scale.worker_setup import JOB_PATH_VARIABLE
 
@@ -107,14 +108,28 @@ def _resolve_checkpoints(flags: list[Flag], kwargs: dict[str, Any], run: RunCont
     return kwargs
 
 
-def _sharded_environments() -> contextlib.AbstractContextManager[None]:
-    """Under ``--workers N`` (N > 1) or ``--address``, the job's LearningEnvs step over Ray actors."""
-    settings = current_settings()
-    if not settings.uses_ray:
-        return contextlib.nullcontext()
-    from simulo.scale.ray_env import backend_factory  # noqa: PLC0415 - imports Ray only when asked to
+def _sharded_environments() -> contextlib.ExitStack[bool | None]:
+    """Under ``--workers N`` (N > 1) or ``--address``, the job's LearningEnvs step over Ray actors.
 
-    return env_backend(backend_factory(settings.workers, settings.address))
+    Under ``--viewstream`` they are also shown live (:mod:`simulo.rl.recordings.live`), served from here.
+    """
+    settings = current_settings()
+    stack = contextlib.ExitStack()
+    factory = None
+    if settings.uses_ray:
+        from simulo.scale.ray_env import backend_factory  # noqa: PLC0415 - imports Ray only when asked to
+
+        factory = backend_factory(settings.workers, settings.address)
+    if os.environ.get(ENABLED_VARIABLE) == "1":
+        from simulo.rl.recordings import live  # noqa: PLC0415 - the live view's modules only when asked for
+
+        stream = live.serve_requested()
+        assert stream is not None
+        stack.callback(live.stop)
+        factory = live.live_backend(stream, factory)
+    if factory is not None:
+        stack.enter_context(env_backend(factory))
+    return stack
 
 
 def retryable(exc: BaseException) -> bool:

@@ -37,6 +37,17 @@ def camera_topic(name: str) -> str:
     return f"/sensors/camera/{name}/image"
 
 
+def image_payload(camera: str, rgb: np.ndarray, time_ns: int) -> bytes:
+    """One RGB image (height, width, 3) uint8 as a ``foxglove.CompressedImage`` JSON message holding a PNG."""
+    imageio: Any = require("imageio.v3", "recording camera images")
+    buffer = io.BytesIO()
+    imageio.imwrite(buffer, np.ascontiguousarray(rgb), extension=".png")
+    sec, nsec = divmod(int(time_ns), 1_000_000_000)
+    payload = {"timestamp": {"sec": sec, "nsec": nsec}, "frame_id": camera, "format": "png",
+               "data": base64.b64encode(buffer.getvalue()).decode("ascii")}
+    return json.dumps(payload, separators=(",", ":")).encode()
+
+
 class McapFile:
     """An open MCAP file.
 
@@ -89,14 +100,8 @@ class McapFile:
 
     def write_image(self, camera: str, rgb: np.ndarray, time_ns: int) -> None:
         """Write one RGB image (height, width, 3) uint8 of camera ``camera`` as a PNG at ``time_ns``."""
-        imageio: Any = require("imageio.v3", "recording camera images")
-        buffer = io.BytesIO()
-        imageio.imwrite(buffer, np.ascontiguousarray(rgb), extension=".png")
-        sec, nsec = divmod(int(time_ns), 1_000_000_000)
-        payload = {"timestamp": {"sec": sec, "nsec": nsec}, "frame_id": camera, "format": "png",
-                   "data": base64.b64encode(buffer.getvalue()).decode("ascii")}
         channel = self._channel(camera_topic(camera), IMAGE_SCHEMA, "jsonschema", IMAGE_JSON_SCHEMA, "json")
-        self._add(channel, time_ns, json.dumps(payload, separators=(",", ":")).encode())
+        self._add(channel, time_ns, image_payload(camera, rgb, time_ns))
 
     def write_json(self, topic: str, schema_name: str, json_schema: bytes, payload: Any, time_ns: int) -> None:
         """Write ``payload`` as a JSON message on ``topic`` (schema ``schema_name``, a JSON Schema) at ``time_ns``."""

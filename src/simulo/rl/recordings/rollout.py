@@ -46,13 +46,15 @@ class RolloutRecorder:
             records actions, rewards and episodes).
         plan: What and where to record.
         scene_id: Names the run in the recording.
+        sink: Where the VizStream messages go instead of the plan's MCAP file: an object with
+            :class:`~simulo.rl.recordings.mcap_file.McapFile`'s ``write``, ``write_image`` and ``close``.
 
     Raises:
         SimuloValueError: A video is asked for and the environment has no simulation to draw.
         MissingDependencyError: mcap, protobuf or imageio-ffmpeg is not installed (nothing is created).
     """
 
-    def __init__(self, env: Any, plan: RecordingPlan, scene_id: str) -> None:
+    def __init__(self, env: Any, plan: RecordingPlan, scene_id: str, sink: Any = None) -> None:
         from simulo.errors import SimuloValueError  # noqa: PLC0415
 
         self.plan = plan
@@ -65,8 +67,8 @@ class RolloutRecorder:
             raise SimuloValueError(f"cannot film {plan.video_path}: the environment {type(env).__name__} has no "
                                    "simulation to draw (record a simulo.LearningEnv)")
         self.video = None if plan.video_path is None else FrameStream(plan.video_path, plan.fps)
-        self.mcap: McapFile | None = None
-        if plan.mcap_path is not None:
+        self.mcap: McapFile | None = sink  # a sink with McapFile's write methods (a live stream)
+        if sink is None and plan.mcap_path is not None:
             self.mcap = McapFile(plan.mcap_path, plan.compression,
                                  {"scene_id": scene_id, "schema_version": "simulo.vizstream.v1",
                                   "env_ids": ",".join(str(i) for i in plan.env_ids)})
@@ -80,6 +82,7 @@ class RolloutRecorder:
         self._action_dim = int(getattr(env, "action_dim", 0))
         self._film = plan.env_ids[0]
         self._at_s: float | None = None  # the time of a capture()
+        self.scene_message: Any = None  # the Scene begin() wrote
 
     def _sim_time_s(self) -> float:
         return self.steps * self.dt if self._at_s is None else self._at_s
@@ -95,7 +98,8 @@ class RolloutRecorder:
         """Record the scene and the state after the reset (step 0)."""
         if self.mcap is not None:
             names = [f"action_{k}" for k in range(self._action_dim)]
-            self.mcap.write(schemas.SCENE_TOPIC, self.layout.scene(self.scene_id, self.dt, names), 0)
+            self.scene_message = self.layout.scene(self.scene_id, self.dt, names)
+            self.mcap.write(schemas.SCENE_TOPIC, self.scene_message, self._time_ns())
             for env in self.plan.env_ids:
                 self._event(env, "episode_start")
         if self.sim is not None and self.video is not None and not self.layout.cameras:
@@ -142,7 +146,8 @@ class RolloutRecorder:
                                        or self.video.frame_count < self.plan.video_frames):
             self.video.send(self._video_frame())
 
-    def _write_frame(self, time_ns: int, actions: np.ndarray | None, rewards: np.ndarray | None) -> None:
+    def _write_frame(self, time_ns: int, actions: np.ndarray | None, rewards: np.ndarray | None,
+                     with_images: bool = True) -> None:
         assert self.mcap is not None
         plan, sim_time = self.plan, self._sim_time_s()
         state = plan.wants("robot_state") and self.sim is not None
@@ -167,7 +172,7 @@ class RolloutRecorder:
             if rewards is not None and plan.wants("rewards") and np.isfinite(rewards[env]):
                 copy.reward = float(rewards[env])
         self.mcap.write(schemas.STEP_TOPIC, step, time_ns)
-        if plan.wants("video"):
+        if with_images and plan.wants("video"):
             for camera in self.layout.cameras:
                 images = _pixels(camera.read_rgb())
                 if len(images) == 1:  # a camera shared by every environment
