@@ -81,6 +81,10 @@ _LAZY: dict[str, str] = {
     "FrameTransformer": "simulo.sim.sensors.frame_transformer",
     "FrameTransformerTarget": "simulo.sim.sensors.frame_transformer",
     "ParallelGripper": "simulo.sim.actuators",
+    "ParallelGripperActuator": "simulo.sim.actuators",
+    "SurfaceGripperActuator": "simulo.sim.actuators",
+    "GripperCommand": "simulo.sim.actuators",
+    "GripperState": "simulo.sim.actuators",
     "DifferentialIKController": "simulo.sim.controllers",
     "OperationalSpaceController": "simulo.sim.controllers",
     # runtime
@@ -159,10 +163,6 @@ _LAZY: dict[str, str] = {
     "parse_recording_public_id": "simulo.authoring.contract",
     "policy_id_for_job": "simulo.authoring.contract",
     # placeholders: not in simulo-local yet, or cloud-only (raise when used)
-    "ParallelGripperActuator": "simulo.authoring.unavailable",
-    "SurfaceGripperActuator": "simulo.authoring.unavailable",
-    "GripperCommand": "simulo.authoring.unavailable",
-    "GripperState": "simulo.authoring.unavailable",
     "ObservationComponent": "simulo.authoring.unavailable",
     "ObservationSet": "simulo.authoring.unavailable",
     "RewardComponent": "simulo.authoring.unavailable",

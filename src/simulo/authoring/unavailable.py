@@ -31,32 +31,6 @@ class NotYetAvailable:
                                   f"simulo-local yet (issue {ISSUE}){instead}")
 
 
-class ParallelGripperActuator(NotYetAvailable):
-    """The SDK's parallel-jaw gripper actuator."""
-
-    _missing = "the SDK's parallel gripper actuator"
-    _instead = "use simulo.ParallelGripper"
-
-
-class SurfaceGripperActuator(NotYetAvailable):
-    """A suction (surface) gripper actuator."""
-
-    _missing = "a surface (suction) gripper"
-
-
-class GripperCommand(NotYetAvailable):
-    """A command to a gripper actuator."""
-
-    _missing = "gripper commands"
-    _instead = "use simulo.ParallelGripper's methods"
-
-
-class GripperState(NotYetAvailable):
-    """The state a gripper actuator reports."""
-
-    _missing = "gripper states"
-
-
 class ObservationComponent(NotYetAvailable):
     """Base of one observation term."""
 

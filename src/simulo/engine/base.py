@@ -6,7 +6,8 @@ model and many data). The simulation layer talks to it through three Protocols:
 * :class:`Engine`: the batch of worlds; spawns planes, articulations and rigid bodies, steps, renders, casts
   rays, closes;
 * :class:`ArticulationBatch`: one copy of an articulated robot per environment;
-* :class:`RigidBatch`: one single-body rigid object per environment.
+* :class:`RigidBatch`: one single-body rigid object per environment;
+* :class:`WeldBatch`: welds that hold a rigid object to a robot link (a suction cup's grip).
 
 Conventions every engine follows:
 
@@ -332,6 +333,31 @@ class ArticulationBatch(Protocol):
         ...
 
 
+class WeldBatch(Protocol):
+    """Welds between one body of an articulation and rigid objects, at most one per environment (a suction
+    cup's grip). Made with :meth:`Engine.add_welds` while the scene is built; each environment's weld is off until
+    :meth:`attach`."""
+
+    @property
+    def num_envs(self) -> int:
+        """Number of environments."""
+        ...
+
+    def attach(self, env_ids: EnvIds, other: RigidBatch) -> None:
+        """Weld the body to ``other``'s copy in each of ``env_ids`` at their current relative pose (an attached
+        weld of those environments is replaced). ``other`` comes from the same engine."""
+        ...
+
+    def detach(self, env_ids: EnvIds) -> None:
+        """Switch the welds of ``env_ids`` off (a detached one stays off)."""
+        ...
+
+    def forces(self) -> np.ndarray:
+        """Force (num_envs, 3) each weld applied to its held object in the last step, world axes, N (0 where
+        off): an object held still against gravity gets ``m·g`` upwards."""
+        ...
+
+
 class Engine(Protocol):
     """The worlds of one simulation, holding ``num_envs`` environments."""
 
@@ -395,6 +421,11 @@ class Engine(Protocol):
         """Create one single-body shape per environment: ``box`` (half extents), ``sphere`` (radius),
         ``cylinder`` (radius, height) or ``cone`` (radius, height; apex up, centred on its axis at mid-height);
         ``mass`` 0 makes it static; a visual shape only when ``color`` is given."""
+        ...
+
+    def add_welds(self, articulation: ArticulationBatch, body: int) -> WeldBatch:
+        """Prepare one weld per environment from body ``body`` of ``articulation`` (made by this engine) to a rigid
+        object, all off (a suction gripper's; see :class:`WeldBatch`). Called while the scene is built."""
         ...
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:

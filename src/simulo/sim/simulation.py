@@ -27,6 +27,7 @@ from simulo.authoring.world import GroundPlane, RoughTerrain
 from simulo.engine.registry import create_engine, default_engine, engine_factory
 from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import pose_mul
+from simulo.sim.actuators.attach import ActuatorContext, connect_actuators
 from simulo.sim.geometry import engine_geometry, surface_of
 from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
@@ -158,6 +159,8 @@ class Simulation:
             raise
         scene.runtime_set_origins(self.tensors.out(self._origins))
         attach_sensors(self, self._engine)
+        self._stepped = connect_actuators(self._robots, ActuatorContext(self._engine, tuple(self._props),
+                                                                        self.tensors, lambda: self.time))
 
     # -- building ----------------------------------------------------------------------------------
     def _world_poses(self, local: Pose, path: str, per_environment: bool) -> np.ndarray:
@@ -332,7 +335,8 @@ class Simulation:
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""
         self._open("step")
-        check_int(n, "step count", 0, MAX_STEPS_PER_CALL)
+        if type(n) is not int or not 0 <= n <= MAX_STEPS_PER_CALL:  # the common case needs no call
+            check_int(n, "step count", 0, MAX_STEPS_PER_CALL)
         for _ in range(n):
             self.scene.flush_pending_commands()
             self._engine.step()
@@ -341,6 +345,8 @@ class Simulation:
                 robot.update(self.dt)
             for prop in self._props:
                 prop.update(self.dt)
+            for actuator in self._stepped:
+                actuator.runtime_step(self.dt)
 
     def reset(self) -> None:
         """Reset every robot and prop to its default state (sim time keeps running)."""

@@ -87,8 +87,8 @@ class PickPlaceCell:
             "|".join(ARM_JOINTS): simulo.MotorGainsConfig(position_gain=options.position_gain)
         }
         self.robot = simulo.Robot(simulo.Asset.from_registry(ARM_REF), actuator_gains=gains)
-        self.gripper = simulo.ParallelGripper(FINGER_JOINTS, coupled=options.coupled, gear_ratio=-1.0,
-                                              gear_erp=0.1, gear_max_force=50.0)
+        self.gripper = simulo.ParallelGripperActuator(FINGER_JOINTS, coupled=options.coupled, gear_ratio=-1.0,
+                                                      gear_erp=0.1, gear_max_force=50.0)
         self.robot.add_actuator(self.gripper, attach_to="hand")
         scene.add(self.robot, at="/World/Arm")
         self.cubes: list[simulo.Prop] = []

@@ -25,6 +25,7 @@ from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFa
 from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.articulation import MuJoCoArticulationBatch
 from simulo.engine.mujoco.camera import render_cameras, render_rgb
+from simulo.engine.mujoco.grasp import MuJoCoWeldBatch
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
 from simulo.engine.mujoco.spec import SceneSpec, load_robot
 from simulo.engine.mujoco.worlds import Worlds
@@ -83,6 +84,7 @@ class MuJoCoEngine:
         #: every object built, in build order (its label is its place, from 1): ("geom", name) or ("robot", prefix)
         self._objects: list[tuple[str, str]] = []
         self._labels: tuple[int, np.ndarray] | None = None  # (id of the model they were computed for, labels)
+        self._welds = 0  # welds made (each one's equality needs a unique name)
         self._pool = ThreadPoolExecutor(threads) if threads > 1 and len(self._chunks) > 1 else None
         self._closed = False
 
@@ -149,6 +151,17 @@ class MuJoCoEngine:
         batch.write_pose(range(self.num_envs), np.asarray(poses, dtype=float))
         self._rigids.append(batch)
         return batch
+
+    def add_welds(self, articulation: ArticulationBatch, body: int) -> MuJoCoWeldBatch:
+        """One weld equality from body ``body`` of ``articulation``, switched per environment (see :mod:`.grasp`).
+
+        Raises:
+            SimuloValueError: ``articulation`` does not come from this engine.
+        """
+        if not isinstance(articulation, MuJoCoArticulationBatch) or articulation not in self._articulations:
+            raise SimuloValueError(f"MuJoCo welds start from a robot of this engine, got {type(articulation).__name__}")
+        self._welds += 1
+        return MuJoCoWeldBatch(self._worlds, articulation, body, f"weld{self._welds}")
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
         """RGB image (height, width, 3) uint8 of environment ``env`` through MuJoCo's OpenGL renderer.
@@ -241,7 +254,10 @@ class MuJoCoEngine:
 
 
 if TYPE_CHECKING:  # the classes satisfy the engine Protocols (checked by mypy, free at run time)
+    from simulo.engine.base import WeldBatch
+
     _factory: EngineFactory = MuJoCoEngine
     _engine: type[Engine] = MuJoCoEngine
     _articulation: type[ArticulationBatch] = MuJoCoArticulationBatch
     _rigid: type[RigidBatch] = MuJoCoRigidBatch
+    _welds: type[WeldBatch] = MuJoCoWeldBatch

@@ -20,6 +20,7 @@ import numpy as np
 from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
 from simulo.engine.pybullet import sensing
 from simulo.engine.pybullet.articulation import PyBulletArticulationBatch, document_order, file_inertias
+from simulo.engine.pybullet.grasp import PyBulletWeldBatch
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld
 from simulo.errors import SimuloValueError
@@ -174,6 +175,16 @@ class PyBulletEngine:
         self._register(batch)
         return batch
 
+    def add_welds(self, articulation: ArticulationBatch, body: int) -> PyBulletWeldBatch:
+        """One ``JOINT_FIXED`` weld per environment from body ``body`` of ``articulation`` (see :mod:`.grasp`).
+
+        Raises:
+            SimuloValueError: ``articulation`` does not come from the PyBullet engine.
+        """
+        if not isinstance(articulation, PyBulletArticulationBatch):
+            raise SimuloValueError(f"PyBullet welds start from a PyBullet robot, got {type(articulation).__name__}")
+        return PyBulletWeldBatch(articulation, body)
+
     def _register(self, batch: PyBulletArticulationBatch | PyBulletRigidBatch) -> None:
         self.batches.append(batch)
         self.objects.append(batch.handles)  # the batch's own list: a rebuilt body replaces its entry
@@ -204,7 +215,10 @@ class PyBulletEngine:
 
 
 if TYPE_CHECKING:  # the classes satisfy the engine Protocols (checked by mypy, free at run time)
+    from simulo.engine.base import WeldBatch
+
     _factory: EngineFactory = PyBulletEngine
     _engine: type[Engine] = PyBulletEngine
     _articulation: type[ArticulationBatch] = PyBulletArticulationBatch
     _rigid: type[RigidBatch] = PyBulletRigidBatch
+    _welds: type[WeldBatch] = PyBulletWeldBatch

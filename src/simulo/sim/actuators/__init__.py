@@ -1,11 +1,15 @@
 """Actuators: the joint drive laws of every robot and the actuators added with ``robot.add_actuator``.
 
-``simulo.ParallelGripper`` resolves here.
+``simulo.ParallelGripperActuator``, ``simulo.SurfaceGripperActuator``, ``simulo.GripperCommand``,
+``simulo.GripperState`` and ``simulo.ParallelGripper`` resolve here.
 """
 
 from simulo.sim.actuators.drive import JointDrive, build_drives
 from simulo.sim.actuators.engine_motor import EngineMotorDrive
-from simulo.sim.actuators.gripper import ParallelGripper
+from simulo.sim.actuators.gripper import ParallelGripper, ParallelGripperActuator
+from simulo.sim.actuators.gripper_types import GripperCommand, GripperState
 from simulo.sim.actuators.ideal_pd import IdealPDDrive
+from simulo.sim.actuators.surface_gripper import SurfaceGripperActuator
 
-__all__ = ["EngineMotorDrive", "IdealPDDrive", "JointDrive", "ParallelGripper", "build_drives"]
+__all__ = ["EngineMotorDrive", "GripperCommand", "GripperState", "IdealPDDrive", "JointDrive", "ParallelGripper",
+           "ParallelGripperActuator", "SurfaceGripperActuator", "build_drives"]

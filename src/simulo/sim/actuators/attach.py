@@ -1,0 +1,57 @@
+"""How a simulation connects the robots' actuators to the engine and the scene once the scene is built.
+
+An actuator that needs more than its robot's data (a surface gripper needs the engine's welds and the props it
+may hold) has a ``runtime_connect(context)`` hook; one that follows the physics has ``runtime_step(dt)``, which
+the simulation calls after every physics step, once the robots and props have been refreshed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from simulo.engine.base import Engine
+    from simulo.sim.robot import Robot
+    from simulo.sim.tensors import Tensors
+
+
+@dataclass(frozen=True)
+class ActuatorContext:
+    """What an actuator's ``runtime_connect`` gets.
+
+    Attributes:
+        engine: The simulation's engine.
+        props: The simulation's attached props (``Prop`` and ``VariantProp``), in scene order.
+        tensors: The simulation's tensor converter.
+        clock: Simulated time now, s.
+    """
+
+    engine: Engine
+    props: Sequence[Any]
+    tensors: Tensors
+    clock: Callable[[], float]
+
+
+@runtime_checkable
+class SteppedActuator(Protocol):
+    """An actuator that follows the physics step by step."""
+
+    def runtime_step(self, dt: float) -> None:
+        """Update after a physics step of ``dt`` seconds (runtime hook)."""
+        ...
+
+
+def connect_actuators(robots: Sequence[Robot], context: ActuatorContext) -> list[SteppedActuator]:
+    """Connect every actuator of ``robots`` that has a ``runtime_connect`` hook; returns those the simulation
+    steps (the ones with a ``runtime_step`` hook), in robot and attachment order."""
+    stepped: list[SteppedActuator] = []
+    for robot in robots:
+        for actuator in robot.actuators:
+            connect = getattr(actuator, "runtime_connect", None)
+            if connect is not None:
+                connect(context)
+            if isinstance(actuator, SteppedActuator):
+                stepped.append(actuator)
+    return stepped
