@@ -8,10 +8,12 @@ return and attribute types). At run time each base is ``object``, so nothing of 
 imported and no Protocol member is inherited: a member we lacked would be an ``AttributeError``, never a
 Protocol's ``...`` body silently returning ``None``.
 
-Why not inherit at run time too: ``import simulo.interfaces`` costs 125-230 ms on this machine (its
-``__init__`` imports the whole platform contract, ONNX bundles included; ``python -X importtime``, min of 7
-runs on a loaded 2-core machine: 126 ms), against about 20 ms for ``import simulo`` and issue 14's start-up
-goal for the flagship ``simulo pick-place``, which would pay it on every run. The structural test
+Why not inherit at run time too: importing any module of ``simulo.interfaces`` runs its ``__init__``, which
+imports the whole platform contract (ONNX bundles included). ``python -X importtime`` measures it at 125-240 ms
+on the 2-core development machine (the least of 9 runs: 239 ms with the cores loaded five-fold, against 67 ms
+for ``import simulo`` then; 125 ms against about 20 ms when quiet), and the flagship ``simulo pick-place``,
+which imports no ``simulo.interfaces`` today (issue 14's start-up goal), would pay it on every run. This
+module itself costs about 1 ms to import. The structural test
 (tests/test_sdk_conformance.py, also the SDK backend's rule: each member's kind and each method's parameter
 names, kinds and defaults, in both directions) checks the same classes at run time, and reads from each
 class's source that it declares its base here (removing one fails a test, not only mypy).
