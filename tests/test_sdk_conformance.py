@@ -38,7 +38,9 @@ from simulo.interfaces import authoring, runtime
 
 #: Protocol -> the simulo classes that implement it, as ``"module:Class"`` (none: see EXCLUSIONS).
 IMPLEMENTATIONS: dict[str, list[str]] = {
-    "authoring.ActuatorProtocol": ["simulo.sim.actuators:ParallelGripper"],
+    "authoring.ActuatorProtocol": ["simulo.sim.actuators:ParallelGripper",
+                                   "simulo.sim.actuators:ParallelGripperActuator",
+                                   "simulo.sim.actuators:SurfaceGripperActuator"],
     "authoring.CameraProtocol": ["simulo.sim.sensors.camera:Camera"],
     "authoring.ExternalForceProtocol": ["simulo.sim.robot:Robot", "simulo.sim.prop:Prop"],
     "authoring.PropPropertiesProtocol": ["simulo.sim.prop:Prop"],
