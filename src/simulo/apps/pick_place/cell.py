@@ -2,7 +2,7 @@
 
 Everything goes through the public surface: :class:`simulo.Robot` (joints found by name,
 ``set_joint_position_target`` with the engine motor at position gain 0.3 and the URDF effort limits),
-:class:`simulo.ParallelGripper` (the gear coupling and the 20 N squeeze), :class:`simulo.Prop` (the cube),
+:class:`simulo.ParallelGripperActuator` (the gear coupling and the 20 N squeeze), :class:`simulo.Prop` (the cube),
 :class:`simulo.ContactSensor` (contact counts) and :class:`simulo.Simulation`. No physics engine is
 imported here. The cell moves the tcp along straight lines with IK at every 1/240 s step, commands the
 grippers, checks the grasp, and checks every move for collisions before it starts.
