@@ -133,3 +133,30 @@ def test_viewstream_port_without_viewstream_is_a_usage_error(capsys: pytest.Capt
     assert run.main([str(APP), "--viewstream-port", "9000"]) == 2
     assert "--viewstream-port needs --viewstream" in capsys.readouterr().err
     assert run.main([str(APP), "--viewstream", "--no-viewstream", "--viewstream-port", "9000"]) == 2
+
+
+def test_every_learning_env_of_a_live_job_is_shown_the_newest_first() -> None:
+    from recording_tasks import CubeCartpole  # noqa: PLC0415
+
+    import simulo
+    from simulo.rl.env import env_backend
+    from simulo.rl.recordings import live
+
+    stream = live.serve("127.0.0.1", 0)
+    try:
+        assert live.current() is stream and live.serve("127.0.0.1", 0) is stream  # one server per process
+        with env_backend(live.live_backend(stream)):
+            first = simulo.LearningEnv(CubeCartpole(), num_envs=2, tensor_library="numpy")
+            second = simulo.LearningEnv(CubeCartpole(), num_envs=3, tensor_library="numpy")
+        assert isinstance(first.backend, live.LiveBackend) and stream.active is second.backend
+        first.return_final_observation = True  # set on the environment behind the live backend
+        assert first.backend.inner.return_final_observation is True and first.sim is first.backend.inner.sim
+        second.reset()
+        _, rewards, _, _, _ = second.step([[0.5]] * 3)
+        assert len(rewards) == 3 and second.backend._recorder.scene_message is not None
+        second.close()
+        assert stream.active is None
+        first.close()
+    finally:
+        live.stop()
+    assert live.current() is None
