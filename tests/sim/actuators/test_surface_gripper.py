@@ -123,3 +123,21 @@ def test_each_environment_grips_on_its_own(gantry) -> None:
         grip.reset()
         np.testing.assert_array_equal(grip.get_state(), [GripperState.OPEN] * 3)
         assert grip.held_objects() == [None, None, None]
+
+
+def test_the_nearest_prop_in_reach_is_the_one_gripped(gantry) -> None:
+    scene = simulo.Scene()
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    robot = simulo.Robot(gantry)
+    grip = simulo.SurfaceGripperActuator(max_grip_distance=0.05)
+    robot.add_actuator(grip, attach_to="SurfaceGripper")
+    scene.add(robot, at="/World/Robot")
+    for name, x, shape in (("far", 0.24, simulo.Cuboid), ("near", 0.3, simulo.Cylinder)):
+        size = {"size": (0.05,) * 3} if shape is simulo.Cuboid else {"radius": 0.025, "height": 0.05}
+        scene.add(simulo.Prop(shape(name=name, pose=simulo.Pose.from_xyz(x, 0.2, 0.025),  # type: ignore[operator]
+                                    physics=simulo.RigidPhysics(mass=0.1), **size)), at=f"/World/{name}")
+    with simulo.Simulation(scene) as sim:
+        move(robot, sim, 0.3, 0.2, ABOVE_CUBE)  # 1 cm above the cylinder's top, 3.6 cm from the box's top edge
+        grip.close()
+        sim.step(1)
+        assert grip.held_objects() == ["near"]

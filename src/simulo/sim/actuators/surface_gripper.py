@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulo._sdk_protocols import ActuatorBase
-from simulo.errors import NotAttachedError, SimuloValueError
+from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import quat_rotate
 from simulo.sim.actuators.gripper_types import GripperState, split_commands
 from simulo.sim.actuators.reach import Target, grip_targets, nearest
@@ -123,10 +123,18 @@ class SurfaceGripperActuator(ActuatorBase):
         self._forces = np.zeros((n, 2))
 
     def runtime_connect(self, context: ActuatorContext) -> None:
-        """Make the engine's welds and list what can be held (runtime hook: the simulation calls it once built)."""
+        """Make the engine's welds and list what can be held (runtime hook: the simulation calls it once built).
+
+        Raises:
+            SceneError: The engine makes no welds.
+        """
         data = self._data
         assert data is not None
-        self._welds = context.engine.add_welds(data.batch, self._body)
+        add_welds = getattr(context.engine, "add_welds", None)
+        if add_welds is None:
+            raise SceneError(f"SurfaceGripperActuator {self._name!r} needs welds, which the "
+                             f"{type(context.engine).__name__} engine does not make")
+        self._welds = add_welds(data.batch, self._body)
         self._targets = grip_targets(context.props)
         self._clock = context.clock
 
@@ -142,9 +150,12 @@ class SurfaceGripperActuator(ActuatorBase):
             self._try_grip(closing)
 
     def _frame(self, env_ids: np.ndarray) -> np.ndarray:
+        """World poses (len(env_ids), 7) of the attach frame in ``env_ids``, read now."""
         data = self._data
         assert data is not None
-        return data.body_pose(self._body)[env_ids]
+        if self._body == 0:
+            return np.array(data.pose[env_ids], dtype=np.float64)
+        return data.batch.read_bodies([self._body], env_ids, velocity=False)[0][:, 0]
 
     def _try_grip(self, env_ids: np.ndarray) -> None:
         assert self._welds is not None
