@@ -90,3 +90,22 @@ def test_robot_throughput_helpers() -> None:
     assert bench.steps_for(1, 100, 3000) == 3000
     assert bench.steps_for(256, 100, 3000) == 100
     assert bench.steps_for(7, 10, 100) == 15
+
+
+def test_memory_quick_prints_the_resident_memory_per_environment_of_both_sides() -> None:
+    out = _run("memory.py", "--quick")
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["cartpole"], ["pick_arm"])]
+    assert [r[0] for r in rows] == ["cartpole", "pick_arm"]
+    for row in rows:
+        assert len(row) == 4
+        assert float(row[1]) > 0 and float(row[2]) > 0  # each side's bodies take memory
+        assert abs(float(row[3]) - float(row[1]) / float(row[2])) < 0.01
+    assert re.search(r"^goal contract/raw <= 1\.2: (met|MISSED) \(highest [\d.]+\)$", out, re.M)
+
+
+def test_memory_reads_this_process_resident_set() -> None:
+    memory = _load("memory.py")
+    before = memory.rss_kib()
+    block = np.ones(8 * 1024 * 1024 // 8)  # 8 MiB, touched
+    assert memory.rss_kib() - before >= 6 * 1024
+    del block
