@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
@@ -46,6 +47,10 @@ def test_training_prints_one_policy_line_and_records_the_policy(trained: tuple[P
     kinds = {c["kind"]: c for c in record["checkpoints"]}
     assert set(kinds) == {"best", "latest"} and kinds["latest"]["iteration"] == 2
     assert kinds["best"]["checkpoint"] == f"{policy_id}:best" and len(kinds["best"]["digest_sha256"]) == 64
+    app_file = Path(__file__).parent / "fixtures" / "policy_app" / "app.py"  # where the task's class is defined
+    task = ("Balance", "sha256:" + hashlib.sha256(app_file.read_bytes()).hexdigest())
+    assert (record["task_name"], record["task_digest"]) == task
+    assert all((c["task_name"], c["task_digest"]) == task for c in record["checkpoints"])
 
 
 def test_eval_takes_the_printed_id(trained: tuple[Path, str, str]) -> None:

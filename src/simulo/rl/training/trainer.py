@@ -34,6 +34,7 @@ from simulo.rl.training.checkpoints import (
     new_local_dir,
     read_checkpoint,
     resolve_location,
+    task_fields,
     write_checkpoint,
 )
 from simulo.rl.training.config import check_agent_cfg, check_trainer_options, describe_cfg
@@ -328,6 +329,7 @@ class RLTrainer(TrainerBase):
             "rng_state": self._rng_state.clone(),
             "agent": agent_state(self._agent),
             "actor": None if actor is None else actor.spec(),
+            **task_fields(self.env),
         })
 
     def load(self, path: str | os.PathLike[str]) -> None:
