@@ -26,6 +26,7 @@ from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.articulation import MuJoCoArticulationBatch
 from simulo.engine.mujoco.camera import render_cameras, render_rgb
 from simulo.engine.mujoco.grasp import MuJoCoWeldBatch
+from simulo.engine.mujoco.inertia import use_shape_inertia
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
 from simulo.engine.mujoco.spec import SceneSpec, load_robot
 from simulo.engine.mujoco.worlds import Worlds
@@ -125,14 +126,17 @@ class MuJoCoEngine:
                          self_collision: bool = False, inertia_from_file: bool = True) -> MuJoCoArticulationBatch:
         """Load one copy of a URDF (or MJCF ``.xml``) file per environment at root-link poses (num_envs, 7).
 
-        MuJoCo's importer always reads the file's inertias (``inertia_from_file=False`` is the same load): it has
-        no PyBullet-style recomputation from collision shapes.
+        With ``inertia_from_file=False`` every link with collision shapes gets PyBullet's inertia instead of the
+        file's: that of a box filling the shapes' bounding box, with the link's mass
+        (:mod:`simulo.engine.mujoco.inertia`).
 
         Raises:
             AssetError: The file cannot be loaded, or has joints other than revolute, continuous, prismatic and
                 fixed ones.
         """
         child, layout = load_robot(path)
+        if not inertia_from_file:
+            use_shape_inertia(child)
         prefix = self._worlds.scene.add_robot(child, fixed_base, float(scale), self_collision)
         self._objects.append(("robot", prefix))
         self._worlds.recompile()
