@@ -253,8 +253,8 @@ class ParallelGripperActuator(ActuatorBase):
             if "command" in command:
                 self.set_grippers_command(command["command"], command.get("env_ids"))
                 return
-            raise SimuloValueError(f"gripper command must be a dict with 'command', or with 'opening' and 'force', "
-                                   f"got {command!r}")
+            raise SimuloValueError(f"gripper command must be a dict with 'opening' and 'force', got {command!r} (or a "
+                                   "dict with 'command'; each with optional 'env_ids')")
         self.set_grippers_command(command)
 
     @property
