@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -108,3 +109,30 @@ def test_outside_a_job_a_preview_records_nothing_and_says_so(tmp_path: Path, mon
     report = simulo.preview(Pushed(), num_envs=2, checks="settle")
     assert report["measurements"]["video"] == NOT_IN_A_RUN and "recording" not in report["measurements"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_under_viewstream_the_checks_are_also_shown_live(run_dir: Path) -> None:
+    client = pytest.importorskip("websockets.sync.client")
+    pytest.importorskip("foxglove")
+    from simulo.rl.recordings import live  # noqa: PLC0415
+
+    stream = live.serve("127.0.0.1", 0)
+    try:
+        with client.connect(f"ws://127.0.0.1:{stream.port}", subprotocols=["foxglove.sdk.v1"]) as ws:
+            channels: dict[str, int] = {}
+            while schemas.POSES_TOPIC not in channels:
+                message = ws.recv(timeout=30)
+                if isinstance(message, str) and json.loads(message)["op"] == "advertise":
+                    channels.update({c["topic"]: c["id"] for c in json.loads(message)["channels"]})
+            ws.send(json.dumps({"op": "subscribe", "subscriptions": [
+                {"id": 7, "channelId": channels[schemas.POSES_TOPIC]}]}))
+            time.sleep(0.5)  # the subscription reaches the server before the preview runs
+            report = simulo.preview(Pushed(), num_envs=2, checks="settle", video=False)
+            message = ws.recv(timeout=30)
+            while not (isinstance(message, bytes) and message[0] == 1):  # the first message data frame
+                message = ws.recv(timeout=30)
+            pose = schemas.decode(schemas.POSE_FRAME, message[13:])
+    finally:
+        live.stop()
+    assert report["verdict"] == "passed"
+    assert 0 <= pose.sim_time_s <= 0.5 + 1e-9 and [c.copy_id for c in pose.focused] == [0]  # settling, live

@@ -62,7 +62,7 @@ def test_a_job_with_viewstream_serves_the_vizstream_channels_live(tmp_path: Path
     port, stop = _free_port(), tmp_path / "stop"
     job = subprocess.Popen(
         [sys.executable, "-m", "simulo.cli.main", "run", str(APP), "--viewstream", "--viewstream-port", str(port),
-         "--runs-dir", str(tmp_path / "runs"), "--stop-file", str(stop)],
+         "--runs-dir", str(tmp_path / "runs"), "--stop-file", str(stop), "--seconds", "600"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _wait_listening(port, job)

@@ -8,7 +8,8 @@ counted in physics steps, so a check that steps the physics itself and one that 
 are filmed alike. A frame is taken each time that clock passes ``k / fps`` (:data:`FPS`, or the physics
 rate when it is slower), so the video plays the checks at their simulated speed. The findings are on
 the MCAP's timeline (``/preview/findings``, JSON, at the moment each was first seen), and each row
-that warns or fails says when that was (``at_s``) in the report.
+that warns or fails says when that was (``at_s``) in the report. Under ``simulo run --viewstream`` the
+checks are also shown live (:mod:`simulo.rl.recordings.live`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from simulo.authoring.contract import RecordConfig
+from simulo.rl.recordings import live
 from simulo.rl.recordings.config import RUN_DIR_ENV, RecordingPlan, next_free, recordings_dir
 from simulo.rl.recordings.rollout import RolloutRecorder
 
@@ -60,6 +62,8 @@ class PreviewFilm:
         includes = resolve_includes(RecordConfig(include_video=video))
         plan = RecordingPlan(mcap, mcap.with_suffix(".mp4") if video else None, None, (0,), 1, self.fps, includes)
         self.recorder = RolloutRecorder(env, plan, scene_id="preview")
+        stream = live.current()
+        self.live = None if stream is None else live.LiveRecorder(env, stream)
         self.physics_steps = 0
         #: Physics steps of the policy step under way (its findings show at its end).
         self.pending_steps = 0
@@ -80,6 +84,8 @@ class PreviewFilm:
         """Record the scene and the first frame (after the first reset)."""
         self.recorder.begin()
         self.frames = 1
+        if self.live is not None:
+            self.live.begin()
 
     def advance(self, physics_steps: int) -> None:
         """The physics ran ``physics_steps`` more steps: take the frames whose time has come."""
@@ -89,6 +95,8 @@ class PreviewFilm:
         while self.frames < due:
             self.recorder.capture(self.frames / self.fps, self.physics_steps)
             self.frames += 1
+        if self.live is not None:
+            self.live.capture(self.time_s, self.physics_steps)
 
     def close(self, findings: list[dict[str, Any]]) -> dict[str, Any]:
         """Put ``findings`` (rows that warn or fail, with ``at_s``) on the timeline and finish the files.

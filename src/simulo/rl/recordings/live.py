@@ -97,7 +97,10 @@ class LiveStream:
 
 
 class _Listener:
-    """Asks for the scene again when a viewer subscribes to it (the foxglove-sdk ServerListener protocol)."""
+    """Asks for the scene again when a viewer subscribes to it (the foxglove-sdk ServerListener protocol).
+
+    The server calls every ``on_*`` callback of the protocol; those not defined here do nothing.
+    """
 
     def __init__(self, stream: LiveStream) -> None:
         self._stream = stream
@@ -105,6 +108,11 @@ class _Listener:
     def on_subscribe(self, client: Any, channel: Any) -> None:
         if channel.topic == schemas.SCENE_TOPIC:
             self._stream.scene_wanted = True
+
+    def __getattr__(self, name: str) -> Any:
+        if not name.startswith("on_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
 
 
 _serving: list[LiveStream] = []
