@@ -243,7 +243,7 @@ def _policy(policy: Any, actions: str, task: Task) -> Policy:
     if player_class is not None and isinstance(policy, player_class):
         player: Any = policy
         check_policy_fits(f"policy {player.path!r}", player.observation_dim, player.action_dim, task)
-        return lambda obs: player(obs, deterministic=deterministic)
+        return lambda obs: player(player.inputs_from(task, obs), deterministic=deterministic)
     act = getattr(policy, "act", None)
     if callable(act) and "deterministic" in _parameters(act):
         return lambda obs: act(obs, deterministic=deterministic)

@@ -23,6 +23,7 @@ import numpy as np
 from simulo._checks import check_int, check_num_envs, is_int
 from simulo.errors import NonFiniteError, SimuloValueError, TaskError, TaskNonFiniteError
 from simulo.rl.devices import env_device
+from simulo.rl.policy_inputs import numeric_actor_inputs, task_schema
 from simulo.rl.task import Task, bind_runtime, task_uses_torch
 from simulo.sim.scene import Scene
 from simulo.sim.sensors.attach import mark_stale
@@ -68,6 +69,7 @@ class LocalEnv(PolicyFrames):
             raise SimuloValueError(f"tensor_library must be 'auto', 'torch' or 'numpy', got {tensor_library!r}")
         if seed is not None and not is_int(seed):
             raise SimuloValueError(f"seed must be an integer or None, got {seed!r}")
+        self._schema = task_schema(task)
         self.task = task
         self.num_envs = num_envs
         self._device = env_device(device)
@@ -294,6 +296,12 @@ class LocalEnv(PolicyFrames):
                             f"{type(exc).__name__}: {exc}") from exc
 
     def _observations(self) -> Any:
+        if self._schema is not None:  # the actor's numeric inputs (see simulo.rl.policy_inputs)
+            where = f"{type(self.task).__name__} at env step {self.step_count}"
+            numeric = numeric_actor_inputs(self._schema, self._call("get_policy_inputs"), self.num_envs, where)
+            if self.check_task_outputs:
+                self._check_numbers(numeric, "get_policy_inputs()")
+            return self.tensors.out(numeric.astype(np.float32))
         obs = self._call("get_observations")
         arr = self._task_array(obs, "get_observations()")
         expected = (self.num_envs, self.task.observation_dim)

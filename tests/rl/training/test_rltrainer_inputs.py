@@ -119,21 +119,36 @@ def test_policy_and_critic_get_their_own_inputs(tmp_path: Path) -> None:
     assert payload["state_dim"] == 2 + 5 and payload["policy_input_schema"]["critic"][2]["name"] == "marker"
 
 
-class _Camera(_Slider):
+class _CameraOnly(_Slider):
     policy_input_schema = simulo.PolicyInputSchema(
         actor=(simulo.PolicyInput(name="rgb", shape=(8, 8, 3), dtype="uint8", kind="image", camera="cam"),))
+
+
+class _WrongWidth(_Slider):
+    observation_dim = 3  # the actor's numeric inputs are 2 wide
+    policy_input_schema = simulo.PolicyInputSchema(actor=(simulo.PolicyInput(name="positions", shape=(2,)),))
 
 
 class _OnToyEnv(PointMassEnv):
     task = _Asymmetric()
 
 
-def test_image_inputs_and_remote_envs_not_implemented(tmp_path: Path) -> None:
-    env = simulo.LearningEnv(_Camera(), num_envs=2, seed=0)
+def test_camera_only_actor_and_wrong_observation_dim_refused_as_the_sdk_does() -> None:
+    with pytest.raises(simulo.errors.TaskError, match=r"declares no numeric input \(\['rgb'\]"):
+        simulo.LearningEnv(_CameraOnly(), num_envs=2, seed=0)
+    with pytest.raises(simulo.errors.TaskError, match=r"observation_dim=3: .* numeric inputs \['positions'\], 2"):
+        simulo.LearningEnv(_WrongWidth(), num_envs=2, seed=0)
+
+
+def test_env_observations_are_the_actors_numeric_inputs_under_a_schema() -> None:
+    env = simulo.LearningEnv(_Asymmetric(), num_envs=3, seed=0)
     try:
-        with pytest.raises(NotImplementedError, match=r"image policy inputs \['rgb'\]"):
-            RLTrainer(env, device="cpu", checkpoint_dir=tmp_path, progress=False)
+        obs, _ = env.reset()
+        assert torch.equal(obs, env.task.robot.state.joint_positions.float())  # not get_observations()' UNUSED
     finally:
         env.close()
+
+
+def test_remote_envs_not_implemented(tmp_path: Path) -> None:
     with pytest.raises(NotImplementedError, match="in this process only"):
         RLTrainer(_OnToyEnv(num_envs=2), device="cpu", checkpoint_dir=tmp_path, progress=False)

@@ -3,7 +3,10 @@
 The file holds the deterministic actor of :class:`~simulo.rl.training.networks.DeterministicActor`: raw
 policy inputs ``obs`` ``(batch, observation_dim)`` float32 in, clipped actions ``actions``
 ``(batch, action_dim)`` out, the state standardisation folded in. Load it with
-``onnxruntime.InferenceSession(path)`` or ``torch.jit.load(path)``.
+``onnxruntime.InferenceSession(path)`` or ``torch.jit.load(path)``. A policy with image inputs
+(:class:`~simulo.rl.training.actors.ImageActor`) takes one input per declared actor input instead, named
+as declared and in declared order: images uint8 ``(batch, H, W, 3)``, numeric inputs float32
+``(batch, *shape)``; the image conversion to floats happens inside the model.
 
 :func:`export_checkpoint` exports a checkpoint file (``best.pt``, ``latest.pt``) without a trainer:
 ``simulo export ID --format onnx|torchscript`` calls it.
@@ -18,6 +21,7 @@ from pathlib import Path
 import torch
 
 from simulo.errors import SimuloValueError
+from simulo.rl.training.actors import ImageActor, actor_from_spec
 from simulo.rl.training.checkpoints import read_checkpoint
 from simulo.rl.training.deps import require_onnx
 from simulo.rl.training.networks import DeterministicActor
@@ -44,7 +48,8 @@ def export_format(path: str | os.PathLike[str], format: str | None = None) -> st
     return SUFFIXES[suffix]
 
 
-def export_actor(actor: DeterministicActor, path: str | os.PathLike[str], format: str | None = None) -> str:
+def export_actor(actor: DeterministicActor | ImageActor, path: str | os.PathLike[str],
+                 format: str | None = None) -> str:
     """Write ``actor`` to ``path`` as ONNX or TorchScript (see :func:`export_format`); return the path written.
 
     Raises:
@@ -55,14 +60,14 @@ def export_actor(actor: DeterministicActor, path: str | os.PathLike[str], format
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     actor = actor.cpu().eval()
-    example = torch.zeros(1, actor.input_dim)
+    names, example = _example(actor)
     if kind == "onnx":
         require_onnx()
+        axes = {name: {0: "batch"} for name in (*names, "actions")}
         with warnings.catch_warnings():  # the TorchScript-based exporter needs no onnxscript; it is deprecated
             warnings.simplefilter("ignore", DeprecationWarning)
-            torch.onnx.export(actor, (example,), str(target), dynamo=False, input_names=["obs"],
-                              output_names=["actions"], dynamic_axes={"obs": {0: "batch"}, "actions": {0: "batch"}},
-                              opset_version=ONNX_OPSET)
+            torch.onnx.export(actor, example, str(target), dynamo=False, input_names=list(names),
+                              output_names=["actions"], dynamic_axes=axes, opset_version=ONNX_OPSET)
     else:
         with torch.no_grad(), warnings.catch_warnings():  # TorchScript is deprecated, still what torch.jit.load reads
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -71,7 +76,16 @@ def export_actor(actor: DeterministicActor, path: str | os.PathLike[str], format
     return str(target)
 
 
-def load_actor(checkpoint_path: str | os.PathLike[str], map_location: str | torch.device = "cpu") -> DeterministicActor:
+def _example(actor: DeterministicActor | ImageActor) -> tuple[tuple[str, ...], tuple[torch.Tensor, ...]]:
+    """The model's input names and a batch of one zero input each (uint8 for images)."""
+    if isinstance(actor, ImageActor):
+        return actor.names, tuple(torch.zeros(1, *spec.shape, dtype=torch.uint8 if spec.kind == "image" else None)
+                                  for spec in actor.inputs)
+    return ("obs",), (torch.zeros(1, actor.input_dim),)
+
+
+def load_actor(checkpoint_path: str | os.PathLike[str],
+               map_location: str | torch.device = "cpu") -> DeterministicActor | ImageActor:
     """The deterministic actor kept in a trainer checkpoint.
 
     Raises:
@@ -84,7 +98,7 @@ def load_actor(checkpoint_path: str | os.PathLike[str], map_location: str | torc
         raise SimuloValueError(f"checkpoint {str(checkpoint_path)!r} keeps no standalone actor: its policy used a "
                                "state_preprocessor other than skrl's RunningStandardScaler or None")
     try:
-        return DeterministicActor.from_spec(spec).to(map_location)
+        return actor_from_spec(spec).to(map_location)
     except SimuloValueError as exc:
         raise SimuloValueError(f"checkpoint {str(checkpoint_path)!r}: {exc}") from exc
 

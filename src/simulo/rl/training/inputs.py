@@ -3,8 +3,12 @@
 A task without a ``policy_input_schema`` trains on ``env.step``'s observations, for the policy and the
 critic alike. A task with one trains its policy on ``task.get_policy_inputs()`` and its critic on
 ``task.get_critic_inputs()`` (an asymmetric actor-critic when the schema declares critic inputs): the
-numeric inputs of each role are flattened and concatenated in their declared order. Image inputs are
-not supported yet.
+numeric inputs of each role are flattened and concatenated in their declared order.
+
+Image inputs (RGB uint8 ``(num_envs, H, W, 3)``) ride in the same states as their packed bytes
+(:func:`~simulo.rl.training.encoders.pack_image`); the layout then lists every input piece by piece, for
+the networks of :mod:`simulo.rl.training.agent`. As the SDK requires, the policy has at least one numeric
+input, and the task's ``observation_dim`` is the width of its numeric inputs.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from typing import Any
 
 import torch
 
-from simulo.errors import NonFiniteError, ShapeError, SimuloValueError
+from simulo.errors import NonFiniteError, ShapeError
 from simulo.interfaces.authoring.policy_inputs import PolicyInput, PolicyInputSchema
-from simulo.rl.training.agent import Layout
+from simulo.rl.policy_inputs import task_schema
+from simulo.rl.training.agent import Layout, Networks, Piece
+from simulo.rl.training.encoders import ARCHITECTURE, ImageInput, architecture_config, pack_image, packed_width
 
 
 class StateSource:
@@ -29,7 +35,8 @@ class StateSource:
 
     Raises:
         SimuloValueError: The task's ``policy_input_schema`` is not a ``PolicyInputSchema``.
-        NotImplementedError: It declares image inputs, or the environments run in other processes.
+        TaskError: The policy has no numeric input, or ``observation_dim`` is not their width.
+        NotImplementedError: The environments run in other processes.
     """
 
     def __init__(self, env: Any, device: torch.device) -> None:
@@ -42,20 +49,36 @@ class StateSource:
             obs_dim = int(env.observation_dim)
             self.layout = Layout(obs_dim, (0, obs_dim), (0, obs_dim), int(env.action_dim))
             return
-        if not isinstance(schema, PolicyInputSchema):
-            raise SimuloValueError(f"{type(task).__name__}.policy_input_schema={schema!r}: expected a "
-                                   "simulo.PolicyInputSchema or None")
-        images = sorted({spec.name for spec in (*schema.actor, *schema.critic_inputs) if spec.kind != "numeric"})
-        if images:
-            raise NotImplementedError(f"{type(task).__name__}: image policy inputs {images} cannot be trained "
-                                      "locally yet (numeric inputs only)")
+        task_schema(task)
         _require_local(env)
+        if any(spec.kind == "image" for spec in (*schema.actor, *schema.critic_inputs)):
+            self.layout = _piece_layout(schema, int(env.action_dim))
+            return
         policy = _width(schema.actor)
         if schema.critic is None:
             self.layout = Layout(policy, (0, policy), (0, policy), int(env.action_dim))
         else:
             critic = _width(schema.critic)
             self.layout = Layout(policy + critic, (0, policy), (policy, policy + critic), int(env.action_dim))
+
+    def metadata(self, networks: Networks) -> dict[str, Any]:
+        """What a checkpoint records of the named inputs, in the SDK's sidecar keys (empty without a schema).
+
+        ``policy_input_fingerprint`` always; with images also ``policy_architecture`` (``simulo.cnn-numeric.v1``),
+        ``policy_architecture_config`` (encoder, head, images) and ``image_preprocessing`` (per image input).
+        """
+        if self.schema is None:
+            return {}
+        out: dict[str, Any] = {"policy_input_fingerprint": self.schema.fingerprint}
+        if self.layout.has_images:
+            pieces = [p for p in (*self.layout.policy_inputs, *self.layout.critic_inputs) if p.kind == "image"]
+            images = list({p.name: ImageInput(p.name, (p.shape[0], p.shape[1], p.shape[2]), p.preprocessing)
+                           for p in pieces}.values())
+            out["policy_architecture"] = ARCHITECTURE
+            out["policy_architecture_config"] = architecture_config(images, networks.encoder_for(self.layout),
+                                                                    networks.hidden, networks.activation)
+            out["image_preprocessing"] = {s.name: s.preprocessing for s in self.schema.actor if s.kind == "image"}
+        return out
 
     def states(self, obs: Any, what: str) -> torch.Tensor:
         """The states for observations ``obs`` just returned by the environment (``what`` names them in errors)."""
@@ -81,6 +104,10 @@ class StateSource:
         for spec in specs:
             if spec.name not in values:
                 raise ShapeError(f"{type(self._task).__name__}.{method} at {what} lacks the input {spec.name!r}")
+            if spec.kind == "image":
+                columns.append(pack_image(_image(values[spec.name], f"{what}: input {spec.name!r}", self.num_envs,
+                                                 spec.shape, self.device)))
+                continue
             columns.append(as_batch(values[spec.name], f"{what}: input {spec.name!r}", self.num_envs, spec.shape,
                                     torch.float32, self.device).reshape(self.num_envs, -1))
         return torch.cat(columns, dim=1)
@@ -108,8 +135,40 @@ def as_batch(value: Any, what: str, num_envs: int, trailing: tuple[int, ...], dt
     return tensor
 
 
+def _image(value: Any, what: str, num_envs: int, shape: tuple[int, ...], device: torch.device) -> torch.Tensor:
+    """An image input as a checked uint8 ``(num_envs, H, W, 3)`` tensor (never converted from another dtype)."""
+    tensor = as_batch(value, what, num_envs, shape, torch.uint8, device) if _is_uint8(value) else None
+    if tensor is None:
+        raise ShapeError(f"env {what} have dtype {getattr(value, 'dtype', type(value).__name__)}: expected uint8 RGB "
+                         f"images (num_envs, {', '.join(map(str, shape))}), as Camera.read_rgb() returns them")
+    return tensor
+
+
+def _is_uint8(value: Any) -> bool:
+    return str(getattr(value, "dtype", "")).removeprefix("torch.") == "uint8"
+
+
 def _width(specs: tuple[PolicyInput, ...]) -> int:
     return sum(math.prod(spec.shape) for spec in specs)
+
+
+def _pieces(specs: tuple[PolicyInput, ...], start: int) -> tuple[Piece, ...]:
+    pieces = []
+    for spec in specs:
+        width = packed_width(spec.shape) if spec.kind == "image" else math.prod(spec.shape)
+        pieces.append(Piece(spec.name, spec.kind, tuple(spec.shape), start, start + width, spec.preprocessing))
+        start += width
+    return tuple(pieces)
+
+
+def _piece_layout(schema: PolicyInputSchema, action_dim: int) -> Layout:
+    """The layout of a schema with images: the policy's pieces, then the critic's (unless it shares the policy's)."""
+    policy = _pieces(schema.actor, 0)
+    end = policy[-1].stop
+    if schema.critic is None:
+        return Layout(end, (0, end), (0, end), action_dim, policy, policy)
+    critic = _pieces(schema.critic, end)
+    return Layout(critic[-1].stop, (0, end), (end, critic[-1].stop), action_dim, policy, critic)
 
 
 def _require_local(env: Any) -> None:

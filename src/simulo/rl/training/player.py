@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from simulo.authoring.contract import RecordConfig
     from simulo.rl.recordings.config import RecordingPlan
     from simulo.rl.recordings.rollout import RolloutRecorder
+    from simulo.rl.training.actors import ImageActor
     from simulo.rl.training.networks import DeterministicActor
 
 
@@ -41,7 +42,7 @@ class PolicyPlayer(PolicyNetworkBase):
         path: The checkpoint file.
     """
 
-    def __init__(self, actor: DeterministicActor, agent_cfg: dict[str, Any], iteration: int, path: str,
+    def __init__(self, actor: DeterministicActor | ImageActor, agent_cfg: dict[str, Any], iteration: int, path: str,
                  device: torch.device, seed: int = 0) -> None:
         torch = require_torch()
         self.agent_cfg = agent_cfg
@@ -71,7 +72,7 @@ class PolicyPlayer(PolicyNetworkBase):
             MissingDependencyError: torch is not installed.
         """
         require_torch("simulo.PolicyPlayer")
-        from simulo.rl.training.networks import DeterministicActor  # noqa: PLC0415 - torch-heavy
+        from simulo.rl.training.actors import actor_from_spec  # noqa: PLC0415 - torch-heavy
 
         if not is_int(seed, low=0):
             raise SimuloValueError(f"seed={seed!r}: expected an integer >= 0")
@@ -82,7 +83,7 @@ class PolicyPlayer(PolicyNetworkBase):
             raise SimuloValueError(f"checkpoint {source!r} keeps no standalone actor: its policy used a "
                                    "state_preprocessor other than skrl's RunningStandardScaler or None")
         try:
-            actor = DeterministicActor.from_spec(payload["actor"])
+            actor = actor_from_spec(payload["actor"])
             iteration = int(payload["iteration"])
             agent_cfg = dict(payload.get("agent_cfg") or {})
         except SimuloValueError as exc:
@@ -95,6 +96,17 @@ class PolicyPlayer(PolicyNetworkBase):
     def device(self) -> str:
         """Device of the policy, as a string."""
         return str(self._device)
+
+    @property
+    def input_names(self) -> tuple[str, ...] | None:
+        """The names of the inputs a policy with image inputs takes (a dict, as ``task.get_policy_inputs()``
+        returns them); ``None`` for a policy of one flat observation."""
+        return getattr(self._actor, "names", None)
+
+    def inputs_from(self, task: Any, obs: Any) -> Any:
+        """What to call this policy with in an environment of ``task`` whose step returned ``obs``: the task's
+        ``get_policy_inputs()`` for a policy with image inputs, else ``obs``."""
+        return obs if self.input_names is None else task.get_policy_inputs()
 
     @property
     def input_dim(self) -> int:
@@ -110,7 +122,8 @@ class PolicyPlayer(PolicyNetworkBase):
         """Return actions for raw observations.
 
         Args:
-            observation: ``(batch, observation_dim)`` or ``(observation_dim,)``; tensor, numpy array or list.
+            observation: ``(batch, observation_dim)`` or ``(observation_dim,)``; tensor, numpy array or list. A
+                policy with image inputs takes a dict of its :attr:`input_names` (uint8 images, numeric inputs).
             deterministic: Take the (clipped) Gaussian mean instead of sampling.
 
         Returns:
@@ -121,13 +134,9 @@ class PolicyPlayer(PolicyNetworkBase):
             ShapeError: The observations have the wrong shape.
             NonFiniteError: They contain NaN or infinity.
         """
-        from simulo.rl.training.networks import policy_input  # noqa: PLC0415
+        from simulo.rl.training.actors import run_actor  # noqa: PLC0415
 
-        torch = require_torch()
-        batch, restore = policy_input(observation, self.observation_dim, self._device)
-        with torch.no_grad():
-            actions = self._actor(batch) if deterministic else self._actor.sample(batch, self._generator)
-        return restore(actions)
+        return run_actor(self._actor, observation, self._device, deterministic, self._generator)
 
     act = __call__
 
@@ -247,7 +256,8 @@ class RLPlayer(PlayerBase):
         steps = 0
         started = time.monotonic()
         while True:
-            actions = self._player(obs, deterministic=deterministic)
+            actions = self._player(self._player.inputs_from(getattr(self.env, "task", None), obs),
+                                   deterministic=deterministic)
             obs, rewards, terminated, truncated, info = self.env.step(actions)
             steps += 1
             if recorder is not None:
