@@ -45,7 +45,12 @@ def use_shape_inertia(spec: mujoco.MjSpec) -> None:
         for g in geoms:
             rotation = np.empty(9)
             mujoco.mju_quat2Mat(rotation, model.geom_quat[g])
-            local = model.geom_aabb[g, :3] + _CORNERS * model.geom_aabb[g, 3:]
+            mesh = model.geom_dataid[g] if model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH else -1
+            if mesh >= 0:  # a mesh's own vertices (its frame is its principal axes, its box would be too big)
+                start = model.mesh_vertadr[mesh]
+                local = model.mesh_vert[start:start + model.mesh_vertnum[mesh]]
+            else:
+                local = model.geom_aabb[g, :3] + _CORNERS * model.geom_aabb[g, 3:]
             points.append(model.geom_pos[g] + local @ rotation.reshape(3, 3).T)
         cloud = np.concatenate(points)
         moments = box_inertia(float(body.mass), cloud.max(axis=0) - cloud.min(axis=0))
