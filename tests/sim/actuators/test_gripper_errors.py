@@ -102,3 +102,17 @@ def test_malformed_mappings_and_env_ids_are_refused(grippers) -> None:
         cup.close(env_ids=[5])
     with pytest.raises(SimuloValueError, match="gripper force must be a finite number > 0 N, got nan"):
         fingers.command(0.02, float("nan"))
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"max_grip_distance": np.array([0.1, np.nan])}, SimuloValueError,
+     r"max_grip_distance must be finite and > 0, got nan at index 1"),
+    ({"retry_interval": -1.0}, SimuloValueError, r"retry_interval must be finite and >= 0, got -1.0 at index 0"),
+    ({"max_grip_distance": np.inf}, SimuloValueError, r"max_grip_distance must be finite and > 0, got inf"),
+    ({"coaxial_force_limit": np.zeros(3)}, ShapeError, r"coaxial_force_limit must have shape \(2,\), got \(3,\)"),
+])
+def test_malformed_properties_are_refused_and_change_nothing(grippers, kwargs, error, message) -> None:
+    fingers, cup, sim = grippers
+    with pytest.raises(error, match=message):
+        cup.update_gripper_properties(shear_force_limit=1.0, **kwargs)
+    assert cup._per_env["shear_force_limit"].tolist() == [500.0, 500.0]  # the valid value was not applied either

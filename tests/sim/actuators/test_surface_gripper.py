@@ -141,3 +141,17 @@ def test_the_nearest_prop_in_reach_is_the_one_gripped(gantry) -> None:
         grip.close()
         sim.step(1)
         assert grip.held_objects() == ["near"]
+
+
+def test_each_environment_may_have_its_own_properties(gantry) -> None:
+    robot, grip, cube, sim = build(gantry, "pybullet", num_envs=2, max_grip_distance=0.02, retry_interval=0.0)
+    with sim:
+        move(robot, sim, 0.3, 0.2, ABOVE_CUBE)  # 1 cm above the cubes
+        grip.update_gripper_properties(max_grip_distance=np.array([0.005, 0.02]))
+        grip.close()
+        sim.step(1)
+        np.testing.assert_array_equal(grip.state, [GripperState.OPEN, GripperState.CLOSED])  # env 0 gave up at once
+        grip.update_gripper_properties(shear_force_limit=1.0, env_ids=[1])
+        cube.apply_external_force(np.array([[[0.0, 0.0, 0.0]], [[2.0, 0.0, 0.0]]]), np.zeros((2, 1, 3)))
+        sim.step(2)
+        np.testing.assert_array_equal(grip.state, [GripperState.OPEN, GripperState.OPEN])  # 2 N > 1 N broke it

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 _AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
 _OPEN, _CLOSING, _CLOSED = int(GripperState.OPEN), int(GripperState.CLOSING), int(GripperState.CLOSED)
+#: The properties each environment may set with ``update_gripper_properties``, and whether 0 is allowed.
+_PROPERTIES = {"max_grip_distance": False, "coaxial_force_limit": False, "shear_force_limit": False,
+               "retry_interval": True}
 
 
 def _limit(value: Any, what: str, allow_zero: bool = False, optional: bool = False) -> float:
@@ -90,6 +93,7 @@ class SurfaceGripperActuator(ActuatorBase):
         self._since = np.zeros(0)  # when each environment started closing, s
         self._held = np.zeros(0, dtype=np.int64)  # index into the targets of what each environment holds, -1: none
         self._forces = np.zeros((0, 2))  # coaxial and shear force of each grip in the last step, N
+        self._per_env: dict[str, np.ndarray] = {}  # each environment's properties (update_gripper_properties)
 
     @property
     def name(self) -> str | None:
@@ -121,6 +125,7 @@ class SurfaceGripperActuator(ActuatorBase):
         self._since = np.zeros(n)
         self._held = np.full(n, -1, dtype=np.int64)
         self._forces = np.zeros((n, 2))
+        self._per_env = {key: np.full(n, getattr(self, key)) for key in _PROPERTIES}
 
     def runtime_connect(self, context: ActuatorContext) -> None:
         """Make the engine's welds and list what can be held (runtime hook: the simulation calls it once built).
@@ -161,7 +166,7 @@ class SurfaceGripperActuator(ActuatorBase):
         assert self._welds is not None
         found, distance = nearest(self._targets, self._frame(env_ids)[:, :3], env_ids)
         reach = found >= 0
-        reach[reach] = distance[reach] <= self.max_grip_distance
+        reach[reach] = distance[reach] <= self._per_env["max_grip_distance"][env_ids][reach]
         for k, target in enumerate(self._targets):
             ids = env_ids[reach & (found == k)]
             if ids.size:
@@ -169,7 +174,7 @@ class SurfaceGripperActuator(ActuatorBase):
                 self._held[ids] = k
                 self._state[ids] = _CLOSED
                 self._forces[ids] = 0.0
-        waited = self._clock() - self._since[env_ids] >= self.retry_interval - 1e-12
+        waited = self._clock() - self._since[env_ids] >= self._per_env["retry_interval"][env_ids] - 1e-12
         self._state[env_ids[~reach & waited]] = _OPEN
 
     def _check_forces(self, env_ids: np.ndarray) -> None:
@@ -179,7 +184,9 @@ class SurfaceGripperActuator(ActuatorBase):
         coaxial = np.abs(np.einsum("ij,ij->i", force, axis))
         shear = np.linalg.norm(force - (force * axis).sum(axis=1, keepdims=True) * axis, axis=1)
         self._forces[env_ids] = np.stack([coaxial, shear], axis=1)
-        broken = env_ids[(coaxial > self.coaxial_force_limit) | (shear > self.shear_force_limit)]
+        limits = self._per_env
+        broken = env_ids[(coaxial > limits["coaxial_force_limit"][env_ids])
+                         | (shear > limits["shear_force_limit"][env_ids])]
         if broken.size:
             self._release(broken)
 
@@ -240,6 +247,40 @@ class SurfaceGripperActuator(ActuatorBase):
             self.set_grippers_command(command["command"], command.get("env_ids"))
             return
         self.set_grippers_command(command)
+
+    def update_gripper_properties(self, max_grip_distance: Any = None, coaxial_force_limit: Any = None,
+                                  shear_force_limit: Any = None, retry_interval: Any = None,
+                                  env_ids: Any = None) -> None:
+        """Set the properties of the grippers of ``env_ids`` (all by default), Isaac Lab's way (``None``: keep).
+
+        Each value is a number or one per environment (len(env_ids),); the constructor's values stay the
+        defaults. A force limit may be ``inf`` (no limit).
+
+        Raises:
+            ShapeError, NonFiniteError, SimuloValueError: A malformed value (nothing is changed).
+        """
+        data = self._require()
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        given = {"max_grip_distance": max_grip_distance, "coaxial_force_limit": coaxial_force_limit,
+                 "shear_force_limit": shear_force_limit, "retry_interval": retry_interval}
+        checked = {}
+        for key, value in given.items():
+            if value is None:
+                continue
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = np.full(len(ids), float(value))
+            values = data.tensors.floats(value, (len(ids),), key, finite=False)
+            limit = key.endswith("force_limit")
+            low = values < 0 if _PROPERTIES[key] else values <= 0
+            bad = np.flatnonzero(np.isnan(values) | low | (np.isinf(values) & (not limit)))
+            if bad.size:
+                bound = ">= 0" if _PROPERTIES[key] else "> 0"
+                raise SimuloValueError(f"SurfaceGripperActuator {key} must be finite and {bound}"
+                                       f"{' (or inf: no limit)' if limit else ''}, got {float(values[bad[0]])!r} "
+                                       f"at index {int(bad[0])}")
+            checked[key] = values
+        for key, values in checked.items():
+            self._per_env[key][ids] = values
 
     # -- reads ---------------------------------------------------------------------------------------
     @property
