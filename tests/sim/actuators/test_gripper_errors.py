@@ -116,3 +116,14 @@ def test_malformed_properties_are_refused_and_change_nothing(grippers, kwargs, e
     with pytest.raises(error, match=message):
         cup.update_gripper_properties(shear_force_limit=1.0, **kwargs)
     assert cup._per_env["shear_force_limit"].tolist() == [500.0, 500.0]  # the valid value was not applied either
+
+
+def test_a_refused_torch_command_leaves_the_outputs_numpy(grippers) -> None:
+    torch = pytest.importorskip("torch")
+    fingers, cup, sim = grippers
+    for gripper in (fingers, cup):
+        with pytest.raises(NonFiniteError):
+            gripper.set_grippers_command(torch.tensor([1.0, float("nan")]))
+        assert isinstance(gripper.state, np.ndarray)
+    cup.set_grippers_command(torch.tensor([0.0, 0.0]))  # an accepted torch command switches the outputs
+    assert isinstance(fingers.state, torch.Tensor) and isinstance(cup.state, torch.Tensor)
