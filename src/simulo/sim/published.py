@@ -15,7 +15,7 @@ memory without the runtime seeing it).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import numpy as np
@@ -59,13 +59,11 @@ class PublishedBuffers:
             np.copyto(entry[1], buffer)
         return entry[0]
 
-    def held(self, names: Iterable[str]) -> list[str]:
+    def held(self, names: Collection[str]) -> list[str]:
         """Those of ``names`` whose handed-out object someone outside the runtime still references."""
         out: list[str] = []
-        if not self._given:
-            return out
-        for name in names:
-            if name not in self._given:
+        for name in self._given:  # only what was handed out can be held
+            if name not in names:
                 continue
             if (name in self._torch or sys.getrefcount(self._views[name]) > _OWN_REFERENCES
                     or sys.getrefcount(self._buffers[name]) > self._own[name]):  # a slice of the view

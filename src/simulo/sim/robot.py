@@ -39,8 +39,9 @@ from simulo.errors import AssetError, NotAttachedError, SimuloValueError
 from simulo.sim import properties
 from simulo.sim.hooks import RobotAttachment, RobotSensor
 from simulo.sim.names import match_names
-from simulo.sim.robot_data import RobotData, make_robot_data
+from simulo.sim.robot_data import RobotData
 from simulo.sim.robot_internals import RobotInternals
+from simulo.sim.robot_setup import make_robot_data
 from simulo.sim.robot_state import RobotState
 from simulo.sim.sensors.base import Sensor
 from simulo.sim.tensors import MAX_MAGNITUDE, Tensors, atomic, index_array, unit_poses

@@ -16,14 +16,13 @@ The buffers are the runtime's own; ``robot.state`` hands out objects a stray wri
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.engine.base import ArticulationBatch, ControlMode
-from simulo.errors import NameNotFoundError, SimuloValueError
+from simulo.errors import NameNotFoundError
 from simulo.math.batched import quat_conjugate, quat_mul, quat_rotate_inverse
 from simulo.sim.names import match_names
 from simulo.sim.properties import ForceBuffer
@@ -80,6 +79,9 @@ class RobotData:
         self.tensors = tensors
         self.joint_names = [info.name for info in batch.joints]
         self.body_names = list(batch.body_names)
+        self._body_index: dict[str, int] = {}
+        for k, name in enumerate(self.body_names):
+            self._body_index.setdefault(name, k)
         self.joint_kinds = [info.kind for info in batch.joints]
         self.fixed_base = batch.fixed_base
         self.default_pose = default_pose.copy()
@@ -128,6 +130,7 @@ class RobotData:
         #: sent (torque mode) and where zero (passive), None for nowhere (see ``_effort_masks``)
         self._velocity = np.zeros((n, j))
         self._masks: tuple[np.ndarray | None, np.ndarray | None] | None = None
+        self._mode_key: bytes | None = None  # ``mode`` when the masks and ``_motor_everywhere`` were computed
         self.attached = True
         #: The engine's time step in seconds (the robot sets it when attached; implicit drives integrate over it).
         self.physics_dt = 1.0 / 240.0
@@ -274,9 +277,10 @@ class RobotData:
         Raises:
             NameNotFoundError: No body has that name (the message lists the bodies).
         """
-        if not isinstance(body_name, str) or body_name not in self.body_names:
+        index = self._body_index.get(body_name) if isinstance(body_name, str) else None
+        if index is None:
             raise NameNotFoundError(f"no body named {body_name!r}; available bodies: {self.body_names}")
-        return self.body_names.index(body_name)
+        return index
 
     def body_pose(self, body: int) -> np.ndarray:
         """World pose (num_envs, 7) of a body's frame, read now (a new array)."""
@@ -391,11 +395,14 @@ class RobotData:
                          self.motor_vel_gain, self.torque)
         self.commands_changed = self.positions_changed = False
         self._velocity = inputs.velocity
-        self._masks = self._effort_masks()
-        self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
-        self._motor_cols.clear()
+        key = self.mode.tobytes()
+        if key != self._mode_key:  # what depends on the modes only
+            self._mode_key = key
+            self._masks = self._effort_masks()
+            self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
+            self._motor_cols.clear()
         # without an explicit drive or an effort target no joint can be torque-driven
-        self.torque_active = inputs.torques and self._masks[0] is not None
+        self.torque_active = inputs.torques and self._masks is not None and self._masks[0] is not None
         return True
 
 
@@ -418,56 +425,3 @@ class DriveInputs:
         self.velocity = velocity
         self.torques = torques
 
-
-def make_robot_data(batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray,
-                    articulation: ArticulationConfig, joint_config: Sequence[JointConfig] | None,
-                    actuator_gains: Mapping[str, ActuatorGainsConfig | MotorGainsConfig] | None) -> RobotData:
-    """Check a robot's joint settings against the loaded model, apply ``joint_config`` and build its data.
-
-    Args:
-        batch: The engine's articulation batch.
-        tensors: The simulation's tensor converter.
-        default_pose: Root poses ``reset`` writes (num_envs, 7).
-        articulation: Default joint state (and root settings the simulation has applied).
-        joint_config: Per-joint overrides of limits, effort and velocity limits and damping.
-        actuator_gains: Drive-law groups (see :func:`~simulo.sim.actuators.drive.build_drives`).
-
-    Raises:
-        NameNotFoundError: A ``joint_config`` or ``actuator_gains`` name matches no joint.
-        SimuloValueError: A default joint state has the wrong length or a non-finite value.
-    """
-    from simulo.sim.actuators.drive import build_drives
-
-    n = batch.num_envs
-    joints = list(batch.joints)
-    names = [j.name for j in joints]
-    j_count = len(names)
-    default_q = np.zeros((n, j_count))
-    default_qd = np.zeros((n, j_count))
-    if articulation.default_joint_positions is not None:
-        default_q[:] = _vector(articulation.default_joint_positions, j_count, "articulation.default_joint_positions",
-                               names)
-    if articulation.default_joint_velocities is not None:
-        default_qd[:] = _vector(articulation.default_joint_velocities, j_count,
-                                "articulation.default_joint_velocities", names)
-    effort_limit = np.array([j.max_force if j.max_force > 0 else np.inf for j in joints], dtype=float)
-    for jc in joint_config or []:
-        if jc.name not in names:
-            raise NameNotFoundError(f"joint_config names joint {jc.name!r}; available joints: {names}")
-        col = names.index(jc.name)
-        if jc.effort_limit is not None:
-            effort_limit[col] = jc.effort_limit
-        batch.set_joint_properties(col, damping=jc.damping, max_velocity=jc.velocity_limit, limits=jc.limits)
-    drives = build_drives(names, effort_limit, actuator_gains)
-    return RobotData(batch, tensors, default_pose, default_q, default_qd, effort_limit, drives)
-
-
-def _vector(values: Any, n: int, what: str, names: list[str]) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.shape != (n,) or not np.isfinite(arr).all():
-        raise SimuloValueError(f"{what} must have one value per joint ({n}: {names}), each a finite number, "
-                               f"got {values!r}")
-    return arr

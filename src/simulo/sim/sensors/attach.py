@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,10 @@ if TYPE_CHECKING:
 
 def has_cameras(scene: Scene) -> bool:
     """Whether the scene or one of its robots carries a camera (the simulation then loads drawable models)."""
-    from simulo.sim.sensors.camera import Camera
-
-    return any(isinstance(sensor, Camera) for sensor, _ in _sensors(scene))
+    module = sys.modules.get("simulo.sim.sensors.camera")
+    if module is None:  # no Camera was ever made in this process (start-up skips the module)
+        return False
+    return any(isinstance(sensor, module.Camera) for sensor, _ in _sensors(scene))
 
 
 def object_labels(scene: Scene) -> dict[int, str]:
@@ -83,7 +85,8 @@ def mark_stale(scene: Scene, env_ids: np.ndarray) -> None:
 
 def cameras(scene: Scene) -> list[Sensor]:
     """The scene's cameras, its robots' included, in scene order."""
-    from simulo.sim.sensors.camera import Camera
-
-    return [sensor for sensor, _ in _sensors(scene) if isinstance(sensor, Camera)]
+    module = sys.modules.get("simulo.sim.sensors.camera")
+    if module is None:  # no Camera was ever made in this process, so the scene has none (and start-up skips it)
+        return []
+    return [sensor for sensor, _ in _sensors(scene) if isinstance(sensor, module.Camera)]
 
