@@ -159,8 +159,13 @@ class Simulation:
             raise
         scene.runtime_set_origins(self.tensors.out(self._origins))
         attach_sensors(self, self._engine)
-        self._stepped = connect_actuators(self._robots, ActuatorContext(self._engine, tuple(self._props),
-                                                                        self.tensors, lambda: self.time))
+        try:
+            self._stepped = connect_actuators(self._robots, ActuatorContext(self._engine, tuple(self._props),
+                                                                            self.tensors, lambda: self.time))
+        except BaseException:
+            self.close()
+            scene.num_envs = old_num_envs
+            raise
 
     # -- building ----------------------------------------------------------------------------------
     def _world_poses(self, local: Pose, path: str, per_environment: bool) -> np.ndarray:

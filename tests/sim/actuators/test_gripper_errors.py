@@ -127,3 +127,22 @@ def test_a_refused_torch_command_leaves_the_outputs_numpy(grippers) -> None:
         assert isinstance(gripper.state, np.ndarray)
     cup.set_grippers_command(torch.tensor([0.0, 0.0]))  # an accepted torch command switches the outputs
     assert isinstance(fingers.state, torch.Tensor) and isinstance(cup.state, torch.Tensor)
+
+
+def test_an_engine_without_welds_refuses_a_surface_gripper_and_leaves_the_scene_free(gantry) -> None:
+    from simulo.engine.pybullet.engine import PyBulletEngine
+    from simulo.engine.registry import register_engine, unregister_engine
+
+    class NoWelds(PyBulletEngine):
+        add_welds = None  # type: ignore[assignment]
+
+    register_engine("no-welds", NoWelds)
+    try:
+        scene = simulo.Scene()
+        scene.add(simulo.Robot(gantry).add_actuator(simulo.SurfaceGripperActuator(), attach_to="SurfaceGripper"))
+        with pytest.raises(simulo.SceneError, match="needs welds, which the NoWelds engine does not make"):
+            simulo.Simulation(scene, engine="no-welds")
+        with simulo.Simulation(scene) as sim:  # nothing was left attached
+            sim.step(1)
+    finally:
+        unregister_engine("no-welds")
