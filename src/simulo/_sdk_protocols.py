@@ -9,9 +9,9 @@ imported and no Protocol member is inherited: a member we lacked would be an ``A
 Protocol's ``...`` body silently returning ``None``.
 
 Why not inherit at run time too: importing any module of ``simulo.interfaces`` runs its ``__init__``, which
-imports the whole platform contract (ONNX bundles included). ``python -X importtime`` measures it at 125-240 ms
-on the 2-core development machine (the least of 9 runs: 239 ms with the cores loaded five-fold, against 67 ms
-for ``import simulo`` then; 125 ms against about 20 ms when quiet), and the flagship ``simulo pick-place``,
+imports the whole platform contract (ONNX bundles included). ``python -X importtime`` measures it at 125-350 ms
+on the 2-core development machine (the least of 9-15 runs: 239-353 ms with the cores loaded four- to five-fold,
+when ``import simulo`` took 24-67 ms; 125 ms against about 20 ms when quiet), and the flagship ``simulo pick-place``,
 which imports no ``simulo.interfaces`` today (issue 14's start-up goal), would pay it on every run. This
 module itself costs about 1 ms to import. The structural test
 (tests/test_sdk_conformance.py, also the SDK backend's rule: each member's kind and each method's parameter
