@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     )
 
     class ActuatorBase(ActuatorProtocol, Protocol):
-        """``simulo.ParallelGripper``'s SDK Protocol."""
+        """The grippers' SDK Protocol (``ParallelGripper``, ``ParallelGripperActuator``, ``SurfaceGripperActuator``)."""
 
     class CameraBase(CameraProtocol, Protocol):
         """``simulo.Camera``'s SDK Protocol (with ``SensorProtocol``)."""
