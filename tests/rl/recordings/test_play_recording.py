@@ -30,7 +30,7 @@ def _record(tmp_path: Path, num_envs: int = 2, task: simulo.Task | None = None,
 
     With ``last_images``, the cameras' last images of environment 0 are appended to it.
     """
-    cameras = isinstance(task, (CameraCartpole, SharedCameraCartpole))
+    cameras = isinstance(task, (CameraCartpole, SharedCameraCartpole, SlowCameraCartpole))
     env = simulo.LearningEnv(task or CubeCartpole(), num_envs=num_envs, tensor_library="numpy",
                              enable_cameras=cameras)
     try:
@@ -130,6 +130,27 @@ def test_camera_images_go_to_the_mcap_as_png_and_the_first_camera_films_the_mp4(
     reader = imageio.v2.get_reader(files[1], format="FFMPEG")
     try:
         assert reader.get_data(0).shape == (48, 64, 3) and reader.count_frames() == STEPS + 1
+    finally:
+        reader.close()
+
+
+class SlowCameraCartpole(CubeCartpole):
+    """The camera cartpole with a camera that takes a new image every third policy step (``update_period``)."""
+
+    def build(self, scene):
+        super().build(scene)
+        scene.add(simulo.Camera(width=64, height=48, update_period=3 * 2 / 120.0,
+                                offset=simulo.SensorOffset.look_at(pos=(3, -3, 3), target=(0, 0, 2))), at="/World/side")
+
+
+def test_a_camera_image_goes_in_once_per_update_period(tmp_path: Path) -> None:
+    files, dt = _record(tmp_path, task=SlowCameraCartpole(), include_video=True)
+    times = [message.log_time for _, channel, message in _read(files[0])
+             if channel.topic == "/sensors/camera/side/image"]
+    assert times == [round(k * 3 * dt * 1e9) for k in range(STEPS // 3 + 1)]  # steps 0, 3, 6, 9, 12
+    reader = imageio.v2.get_reader(files[1], format="FFMPEG")
+    try:
+        assert reader.count_frames() == STEPS + 1  # the film still has a frame per step
     finally:
         reader.close()
 

@@ -9,7 +9,7 @@ after the reset, :meth:`~RolloutRecorder.step` after every batched step with wha
   ``robot_state``; the step's actions and rewards with ``policy_actions`` and ``rewards``;
 * ``/vizstream/events`` (episode starts and ends) with ``events``;
 * ``/vizstream/foxglove/tf`` (every link as a Foxglove frame) with ``tf`` or ``per_link_tf``;
-* the scene's camera images with ``video``.
+* the scene's camera images with ``video``, each camera at its ``update_period`` (each frame for 0).
 
 The video shows the first recorded environment (``env_ids[0]``, environment 0 by default): through the
 scene's first camera, else the engine's CPU renderer.
@@ -83,6 +83,7 @@ class RolloutRecorder:
         self._film = plan.env_ids[0]
         self._at_s: float | None = None  # the time of a capture()
         self.scene_message: Any = None  # the Scene begin() wrote
+        self._camera_times: dict[int, float] = {}  # when each camera's last image went in
 
     def _sim_time_s(self) -> float:
         return self.steps * self.dt if self._at_s is None else self._at_s
@@ -174,6 +175,8 @@ class RolloutRecorder:
         self.mcap.write(schemas.STEP_TOPIC, step, time_ns)
         if with_images and plan.wants("video"):
             for camera in self.layout.cameras:
+                if not self._camera_due(camera, sim_time):
+                    continue
                 images = _pixels(camera.read_rgb())
                 if len(images) == 1:  # a camera shared by every environment
                     self.mcap.write_image(camera_name(camera), images[0], time_ns)
@@ -181,6 +184,15 @@ class RolloutRecorder:
                 for env in plan.env_ids:
                     name = camera_name(camera) if len(plan.env_ids) == 1 else f"{camera_name(camera)}/copy_{env}"
                     self.mcap.write_image(name, images[env], time_ns)
+
+    def _camera_due(self, camera: Any, sim_time: float) -> bool:
+        """Whether ``camera`` has a new image at ``sim_time``: one each ``update_period`` (each frame for 0)."""
+        period = float(getattr(camera, "update_period", 0.0) or 0.0)
+        last = self._camera_times.get(id(camera))
+        if last is not None and sim_time - last < period - 1e-9:
+            return False
+        self._camera_times[id(camera)] = sim_time
+        return True
 
     def _video_frame(self) -> np.ndarray:
         assert self.sim is not None
