@@ -66,17 +66,21 @@ def test_sharded_rollouts_equal_one_process(ray_cluster: Any, cartpole_task: Mod
         one.close()
 
 
-def test_trainer_on_sharded_env_matches_one_process(ray_cluster: Any, cartpole_task: ModuleType, tmp_path: Any) -> None:
-    stats = []
-    for env in (simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=16, seed=3, envs_per_world=4),
-                RayLearningEnv(cartpole_task.CartpoleTask(), 16, seed=3, envs_per_world=4, workers=2)):
+def test_trainer_on_sharded_env_trains_through_env_runners(ray_cluster: Any, cartpole_task: ModuleType,
+                                                          tmp_path: Any) -> None:
+    stats, weights = [], []
+    for workers in (1, 2):
+        env = RayLearningEnv(cartpole_task.CartpoleTask(), 16, seed=3, envs_per_world=4, workers=workers)
         try:
-            trainer = RLTrainer(env, seed=1, checkpoint_dir=tmp_path / type(env).__name__, progress=False,
+            trainer = RLTrainer(env, seed=1, checkpoint_dir=tmp_path / str(workers), progress=False,
                                 agent_cfg={"rollouts": 16, "mini_batches": 2, "learning_epochs": 1})
+            assert trainer._collector is not None  # whole rollouts from the actors, not a round trip per step
             stats.append(trainer.train(2))
+            weights.append([p.detach().clone() for p in trainer.agent.policy.parameters()])
         finally:
             env.close()
     assert stats[0]["reward_history"] == stats[1]["reward_history"]
+    assert all(torch.equal(a, b) for a, b in zip(*weights, strict=True))
     assert stats[0]["reward_history"][-1] is not None and stats[0]["env_steps"] == stats[1]["env_steps"] == 512
 
 

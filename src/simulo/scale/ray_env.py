@@ -47,12 +47,16 @@ from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task, task_uses_torch
 from simulo.scale.cluster import Cluster, ship_by_value
 from simulo.scale.settings import check_workers
-from simulo.scale.sweep import Shard, plan_shards
+from simulo.scale.sweep import Shard, group_shards, plan_shards
 from simulo.sim.scene import Scene
 from simulo.sim.simulation import grid_origins
 from simulo.sim.tensors import Tensors, to_numpy
 
 _SIGNATURE = inspect.signature(LearningEnv.__init__)
+
+DEFAULT_ROLLOUT_SHARDS = 8
+"""Rollout shards (groups of whole worlds) when ``rollout_shards`` is not given: env runners draw one random
+stream per shard, so the layout, not the worker count, fixes the collected data (at most 8 actors)."""
 
 _SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset", "pid"})
 """The :class:`EnvShard` methods the direct channel serves."""
@@ -134,6 +138,19 @@ class EnvShard:
         """The actor's process id."""
         return os.getpid()
 
+    def open_runner(self, package: Any, spans: list[tuple[int, int]], firsts: list[int], seed: int) -> None:
+        """Hold a copy of the policy for env-runner rollouts (:mod:`simulo.scale.env_runners`)."""
+        import torch  # noqa: PLC0415 - training only
+
+        from simulo.rl.training.collector import ShardRunner  # noqa: PLC0415
+
+        torch.set_num_threads(1)
+        self.runner = ShardRunner(self.env, spans, firsts, package, seed)
+
+    def collect(self, weights: Any, iteration: int, steps: int) -> Any:
+        """Collect one rollout of the shard with ``weights`` (a :class:`~simulo.rl.training.collector.RolloutBatch`)."""
+        return self.runner.collect(weights, iteration, steps)
+
     def listen(self, authkey: bytes) -> Any:
         """Open the direct channel's listening socket on this node; returns its address."""
         import ray  # noqa: PLC0415 - inside a Ray actor
@@ -199,7 +216,7 @@ class RayLearningEnv:
     """
 
     def __init__(self, task: Task, num_envs: int = 1, *args: Any, workers: int = 2, address: str | None = None,
-                 **kwargs: Any) -> None:
+                 rollout_shards: int | None = None, **kwargs: Any) -> None:
         if not isinstance(task, Task):
             raise SimuloValueError(f"RayLearningEnv needs a simulo.Task instance, got {task!r}")
         check_int(num_envs, "num_envs", 1)
@@ -219,8 +236,10 @@ class RayLearningEnv:
             options["seed"] = secrets.randbits(63)  # one draw for every shard, so the streams do not repeat
         self.task = task  # the driver's copy; each actor builds and runs a shipped copy
         self.num_envs = num_envs
-        self.shards: list[Shard] = plan_shards(num_envs, options.get("envs_per_world"), parts=workers,
-                                                 engine=options.get("engine"))
+        self.rollout_layout: list[Shard] = plan_shards(
+            num_envs, options.get("envs_per_world"), engine=options.get("engine"),
+            parts=DEFAULT_ROLLOUT_SHARDS if rollout_shards is None else check_int(rollout_shards, "rollout_shards", 1))
+        self.shards: list[Shard] = group_shards(self.rollout_layout, workers)
         self._cluster = Cluster(workers, address)
         ray = self._cluster.ray
         self._ray = ray
@@ -229,7 +248,7 @@ class RayLearningEnv:
         self._serving: list[Any] = []
         try:
             ship_by_value(task)
-            remote = ray.remote(num_cpus=1)(EnvShard)
+            remote = ray.remote(num_cpus=1, max_concurrency=2)(EnvShard)  # serve() and collect() apart
             self._actors = [remote.remote() for _ in self.shards]
             facts = self._gather([a.build.remote(task, s.count, s.first, num_envs, options)
                                   for a, s in zip(self._actors, self.shards)], "building the environments")
@@ -340,6 +359,28 @@ class RayLearningEnv:
         """Not available: the environments reset inside the Ray actors, away from this process."""
         raise NotImplementedError("pre-reset hooks run next to the environments; a RayLearningEnv resets them "
                                   "in Ray actors. Evaluate in one process (without --workers)")
+
+    def rollout_collector(self, package: Any, seed: int) -> Any:
+        """Env runners on this environment's actors (:class:`~simulo.scale.env_runners.RayCollector`).
+
+        The trainer calls it (:func:`simulo.rl.training.collector.open_collector`): each actor then holds a copy
+        of the policy and returns whole rollouts of its rollout shards.
+        """
+        from simulo.scale.env_runners import RayCollector  # noqa: PLC0415 - training only
+
+        return RayCollector(self, package, seed)
+
+    def put(self, value: Any) -> Any:
+        """``ray.put(value)`` in this environment's Ray session: one copy for every actor to read."""
+        return self._ray.put(value)
+
+    def call_actors(self, name: str, args: list[tuple[Any, ...]], what: str) -> list[Any]:
+        """Call Ray method ``name`` on every actor with its own ``args``; the answers in shard order.
+
+        Raises:
+            WorkerError: An actor died (the task's own exceptions are raised as themselves).
+        """
+        return self._gather([getattr(a, name).remote(*arg) for a, arg in zip(self._actors, args)], what)
 
     def worker_pids(self) -> list[int]:
         """Process ids of the actors, in shard order."""

@@ -95,6 +95,23 @@ def plan_shards(total: int, envs_per_world: int | None = None, parts: int | None
     return shards
 
 
+def group_shards(layout: list[Shard], parts: int) -> list[Shard]:
+    """Join consecutive shards of ``layout`` into at most ``parts`` groups, as even as whole shards allow.
+
+    Each group is one rollout actor's share: a union of whole rollout shards, so the layout (which fixes
+    the random streams) does not change with the number of actors.
+
+    Raises:
+        SimuloValueError: ``parts`` is not a positive integer.
+    """
+    check_int(parts, "parts", 1)
+    groups = min(parts, len(layout))
+    bounds = [(k * len(layout)) // groups for k in range(groups + 1)]
+    return [Shard(index=k, first=layout[bounds[k]].first,
+                  count=layout[bounds[k + 1] - 1].stop - layout[bounds[k]].first, total=layout[0].total)
+            for k in range(groups)]
+
+
 def run_shard(fn: Callable[[Shard], Any], shard: Shard) -> Any:
     """What a Ray task runs: one shard, in-process (a shard never shards again)."""
     os.environ.pop(ENV_WORKERS, None)

@@ -140,6 +140,9 @@ class RLTrainer(TrainerBase):
             self._rng_state = torch.get_rng_state()
             torch.set_rng_state(outer)
         self._generator = torch.Generator(device=self._device).manual_seed(seed + 1)
+        from simulo.rl.training.collector import open_collector  # noqa: PLC0415 - torch and skrl
+
+        self._collector = open_collector(env, self._agent, seed)  # env runners, when the backend has them
         self.iteration = 0
         self.env_steps = 0
         self.best_reward: float | None = None
@@ -425,6 +428,13 @@ class RLTrainer(TrainerBase):
         from simulo.rl.training.rollout import RolloutSpan, finished_returns, run_rollout  # noqa: PLC0415
 
         rollouts = int(self._cfg["rollouts"])
+        span = RolloutSpan(self.iteration + 1, self.iteration * rollouts, rollouts, last_iteration * rollouts)
+        if self._collector is not None:
+            from simulo.rl.training.collector import collect_iteration  # noqa: PLC0415
+
+            collect_iteration(self._agent, self._collector, span, self._window.extend)
+            self._count_iteration(rollouts)
+            return
         if self._states is None:
             self._states = self._source.states(reset_observations(self.env.reset()), "reset()")
             self._running_return = torch.zeros(self.num_envs, device=self._device)
@@ -434,8 +444,10 @@ class RLTrainer(TrainerBase):
         def record(rewards: Tensor, dones: Tensor, info: Any) -> None:
             self._window.extend(finished_returns(rewards, dones, info, running))
 
-        span = RolloutSpan(self.iteration + 1, self.iteration * rollouts, rollouts, last_iteration * rollouts)
         self._states = run_rollout(self._agent, self.env, self._source, self._states, span, record)
+        self._count_iteration(rollouts)
+
+    def _count_iteration(self, rollouts: int) -> None:
         self.iteration += 1
         self.env_steps += rollouts * self.num_envs
         self.reward_history.append(sum(self._window) / len(self._window) if self._window else None)

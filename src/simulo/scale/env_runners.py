@@ -1,0 +1,63 @@
+"""Env runners on Ray: each rollout actor holds a copy of the policy and returns whole rollouts.
+
+The learner (the trainer, in the driver) and its :class:`~simulo.scale.ray_env.RayLearningEnv`'s actors
+work as RLlib's env runners do. Per iteration:
+
+1. the learner puts its current weights into Ray's object store once (``ray.put``);
+2. every actor loads them (Ray moves one copy per node, however many actors it runs), steps its share
+   of the environments for the whole rollout (``rollouts`` steps), sampling actions and computing
+   log-probabilities and values itself, and returns the batch;
+3. the learner fills skrl's memory with the batches in environment order and runs PPO's update.
+
+Two Ray calls per actor and iteration, instead of one round trip per step. Each actor's share is a union
+of whole rollout shards (:attr:`RayLearningEnv.rollout_layout`), each with its own random stream, so
+the batch is the same bytes for any number of actors (:mod:`simulo.rl.training.collector`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from simulo.rl.training.collector import PolicyPackage, RolloutBatch, Weights, weights_nbytes
+
+if TYPE_CHECKING:
+    from simulo.scale.ray_env import RayLearningEnv
+
+
+class RayCollector:
+    """A :class:`~simulo.rl.training.collector.Collector` over a :class:`RayLearningEnv`'s actors.
+
+    Args:
+        env: The sharded environment; its actors become the env runners.
+        package: The policy to copy into every actor (sent once).
+        seed: The trainer's seed (keys every shard's random streams).
+
+    Raises:
+        WorkerError: An actor died.
+    """
+
+    def __init__(self, env: RayLearningEnv, package: PolicyPackage, seed: int) -> None:
+        self._env = env
+        args = []
+        for group in env.shards:
+            inside = [s for s in env.rollout_layout if group.first <= s.first < group.stop]
+            args.append((package, [(s.first - group.first, s.count) for s in inside], [s.first for s in inside],
+                         seed))
+        env.call_actors("open_runner", args, "copying the policy to the rollout actors")
+        self.weights_bytes = 0
+        self.batch_bytes = 0
+
+    @property
+    def bytes_moved(self) -> int:
+        """Bytes of the last iteration: the weights once per actor (an upper bound: Ray sends one copy per
+        node) plus the batches back."""
+        return self.weights_bytes * len(self._env.shards) + self.batch_bytes
+
+    def collect(self, weights: Weights, iteration: int, steps: int) -> RolloutBatch:
+        """Broadcast ``weights`` (one ``ray.put``) and gather every actor's rollout, in environment order."""
+        ref = self._env.put(weights)
+        parts: list[Any] = self._env.call_actors("collect", [(ref, iteration, steps)] * len(self._env.shards),
+                                                 f"the rollout of iteration {iteration}")
+        batch = RolloutBatch.concat(parts)
+        self.weights_bytes, self.batch_bytes = weights_nbytes(weights), batch.nbytes
+        return batch
