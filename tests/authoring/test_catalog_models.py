@@ -42,8 +42,8 @@ EXPECTED_JOINTS = {
     "simulo/robot/pick-and-place:v1": ["x_axis", "y_axis", "z_axis"],
     "simulo/robot/pick_arm:v1": ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll", "finger_left_joint",
                                  "finger_right_joint"],
-    **{ref: [f"panda_joint{i}" for i in range(1, 8)] + ["panda_finger_joint1", "panda_finger_joint2"]
-       for ref in FRANKA},
+    FRANKA[0]: [f"panda_joint{i}" for i in range(1, 8)] + ["panda_finger_joint1", "panda_finger_joint2"],
+    FRANKA[1]: [f"joint{i}" for i in range(1, 8)] + ["finger_joint1", "finger_joint2"],
 }
 #: Whose joint order the engine does not give in URDF document order today (see the test below).
 DEPTH_FIRST_DIFFERS = {"simulo/robot/humanoid:v1"}
@@ -136,16 +136,18 @@ def test_jetbot_wheels_drive_it_forward() -> None:
         assert abs(pose[2]) < 0.01
 
 
-@pytest.mark.parametrize("ref", FRANKA)
-def test_franka_has_the_names_the_reach_sample_uses(ref: str) -> None:
+@pytest.mark.parametrize(("ref", "prefix"), [(FRANKA[0], "panda_"), (FRANKA[1], "")])
+def test_franka_has_the_names_the_reach_samples_use(ref: str, prefix: str) -> None:
+    # v1 keeps pybullet_data's names (the franka-reach sample); v2 has the SDK's (franka-reach-from-camera)
     asset = resolved(ref)
     scene = simulo.Scene(num_envs=1)
     robot = simulo.Robot(asset, initial_pose=simulo.Pose.identity())
     scene.add(robot, at="/World/Robot")
     with simulo.Simulation(scene):
-        assert robot.find_joints("panda_joint.*") == list(range(7))  # the fingers are panda_finger_joint1/2
-        assert "panda_hand" in robot.get_body_names()
-        position, _ = robot.get_body_pose_in_base_frame("panda_hand")
+        assert robot.find_joints(f"{prefix}joint[1-7]") == list(range(7))
+        assert robot.find_joints(f"{prefix}finger_joint[12]") == [7, 8]
+        assert f"{prefix}hand" in robot.get_body_names()
+        position, _ = robot.get_body_pose_in_base_frame(f"{prefix}hand")
         assert np.all(np.isfinite(np.asarray(position)))
 
 

@@ -18,6 +18,7 @@ from functools import cached_property, partial
 from pathlib import Path
 
 from simulo.authoring.catalog import locate, lookup, parse_ref
+from simulo.authoring.catalog.rename import drop_name_prefix
 from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
 from simulo.authoring.pose import Pose
 from simulo.authoring.urdf import UrdfModel, check_urdf
@@ -75,7 +76,12 @@ def _read_urdf(path: Path, fixed_base: bool | None, spawn_pose: Pose | None = No
 
 def _resolve_catalog(ref: str) -> _Model:
     entry = lookup(ref)
-    return replace(_read_urdf(entry.file, entry.fixed_base, entry.spawn_pose), engine_inertia=entry.engine_inertia)
+    model = replace(_read_urdf(entry.file, entry.fixed_base, entry.spawn_pose), engine_inertia=entry.engine_inertia)
+    if not entry.name_prefix:
+        return model
+    text = drop_name_prefix(model.urdf_text, entry.name_prefix)  # the SDK's names: a variant of the file's text
+    checked = check_urdf(text, source=str(model.source_path), base_dir=model.base_dir)
+    return replace(model, urdf_text=text, model=checked, source_path=None)
 
 
 def _resolve_organisation(ref: str, app_folder: Path) -> _Model:

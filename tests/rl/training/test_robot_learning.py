@@ -64,7 +64,7 @@ class ReachTask(simulo.Task):
     episode_length_s = 0.5
 
     def build(self, scene: Any) -> None:
-        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/franka-panda:v2"))
+        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/franka-panda:v1"))
         scene.add(self.robot, at="/World/Robot")
 
     def on_start(self, env: Any) -> None:

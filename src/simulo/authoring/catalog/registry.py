@@ -100,6 +100,8 @@ class CatalogEntry:
             does by default, instead of reading the file's tensors: the pick-and-place arm, whose numbers are the
             seed program's, which loads it so, and pybullet_data's Panda, loaded as PyBullet's own examples load it
             (its file tensors make the engine-motor arm drift off an IK goal it reached).
+        name_prefix: A prefix of the file's link and joint names that the SDK's version of the model does not
+            have, dropped when it loads (:mod:`simulo.authoring.catalog.rename`), or ``""``.
     """
 
     ref: str
@@ -110,6 +112,7 @@ class CatalogEntry:
     description: str
     data: str = "catalog"
     engine_inertia: bool = False
+    name_prefix: str = ""
 
     @property
     def file(self) -> Path:
@@ -133,6 +136,8 @@ def _entries(*entries: CatalogEntry) -> dict[str, CatalogEntry]:
 
 _PANDA = ("7 arm joints panda_joint1..7 and two prismatic fingers; pybullet_data's franka_panda/panda.urdf "
           "(fixed base)")
+_PANDA_V2 = ("the v1 Panda with the SDK's v2 names: joints joint1..7 and finger_joint1..2, links link0..8, hand, "
+             "leftfinger, rightfinger")
 _ENTRIES: dict[str, CatalogEntry] = _entries(
     # Isaac Lab's cartpole also spawns with its rail 2 m above the ground.
     CatalogEntry("simulo/robot/cartpole:v1", "cartpole.urdf", True, Pose.from_xyz(0.0, 0.0, 2.0), 2,
@@ -146,8 +151,8 @@ _ENTRIES: dict[str, CatalogEntry] = _entries(
                  "NVIDIA JetBot (same model as v1)"),
     CatalogEntry("simulo/robot/franka-panda:v1", "franka_panda/panda.urdf", True, None, 9, _PANDA,
                  _PYBULLET_DATA, engine_inertia=True),
-    CatalogEntry("simulo/robot/franka-panda:v2", "franka_panda/panda.urdf", True, None, 9, _PANDA,
-                 _PYBULLET_DATA, engine_inertia=True),
+    CatalogEntry("simulo/robot/franka-panda:v2", "franka_panda/panda.urdf", True, None, 9, _PANDA_V2,
+                 _PYBULLET_DATA, engine_inertia=True, name_prefix="panda_"),
     CatalogEntry("simulo/robot/humanoid:v1", "humanoid.urdf", False, Pose.from_xyz(0.0, 0.0, 1.34), 21,
                  "MuJoCo humanoid: 21 hinge joints, primitive shapes, floating base (torso at 1.34 m)"),
     CatalogEntry("simulo/robot/anymal-c:v1", "anymal_c.urdf", False, Pose.from_xyz(0.0, 0.0, 0.6), 12,
