@@ -6,7 +6,9 @@ The rollout is the catalog cartpole, N environments, a fixed sine push on every 
 
 * ``mcap``: the standard profile (scene, poses, joints, actions, rewards, episode events);
 * ``mcap+mp4``: ``include_video=True``, the MP4 drawn by the CPU renderer at 320x240;
-* ``camera``: a 100x100 camera in every environment, its images in the MCAP (PNG) and the MP4.
+* ``camera``: a 100x100 camera in every environment, its images in the MCAP (PNG) and the MP4;
+* ``live``: what ``simulo run --viewstream`` adds (:class:`~simulo.rl.recordings.live.LiveRecorder` into a
+  served Foxglove WebSocket, no viewer connected; at most 30 frames/s, so it costs less the faster the steps).
 
 Timing: each variant runs in alternating blocks with the plain rollout (plain, recorded, recorded, plain,
 ...) of ``--steps`` steps, ``--repeats`` blocks each, with ``time.perf_counter``; a recorded block opens and
@@ -31,10 +33,11 @@ from pathlib import Path
 import numpy as np
 
 import simulo
+from simulo.rl.recordings import live
 from simulo.rl.recordings.config import plan_recording
 from simulo.rl.recordings.rollout import RolloutRecorder
 
-VARIANTS = ("mcap", "mcap+mp4", "camera")
+VARIANTS = ("mcap", "mcap+mp4", "camera", "live")
 
 
 class Cartpole(simulo.Task):
@@ -97,7 +100,9 @@ def measure(variant: str, num_envs: int, steps: int, repeats: int, folder: Path)
         for r in range(repeats):
             for record in ((False, True) if r % 2 == 0 else (True, False)):
                 recorder = None
-                if record:
+                if record and variant == "live":
+                    recorder = live.LiveRecorder(env, live.serve("127.0.0.1", 0))
+                elif record:
                     config = simulo.RecordConfig(output_path=folder / f"{variant}-{num_envs}-{r}.mcap",
                                                  include_video=variant != "mcap")
                     plan = plan_recording(config, num_envs, env.dt)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -164,6 +165,10 @@ class LiveRecorder(RolloutRecorder):
 
     def _time_ns(self) -> int:
         return time.time_ns()
+
+    def close(self) -> list[Path]:
+        """Nothing to finish: the stream keeps serving."""
+        return []
 
     def _frame(self, actions: np.ndarray | None, rewards: np.ndarray | None) -> None:
         now = time.monotonic()
