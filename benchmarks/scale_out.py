@@ -1,22 +1,26 @@
-"""Scale-out on Ray: a sharded trial sweep and sharded rollouts, with 1 and 2 workers, on this machine.
+"""Scale-out on Ray: a sharded trial sweep, and PPO training through env runners, with 1 and 2 workers.
 
 Sweep: ``--trials`` pick-and-place trials from random cube starts (``simulo pick-place --trials N --seed S``),
 cut into shards of whole PyBullet worlds. One worker runs the shards one after another in this process;
-two workers run them as Ray tasks. The per-trial results must be identical (checked).
+two workers run them as Ray tasks. The per-trial results must be identical (checked). Goal 2.0x.
 
-Rollouts: ``--num-envs`` environments stepped ``--steps`` times with fixed random actions, through a single
-``simulo.LearningEnv`` (one worker) and through a :class:`simulo.scale.ray_env.RayLearningEnv` over two Ray
-actors (two workers). Two tasks: the cartpole sample (light physics: a step is mostly fixed Python cost)
-and a five-joint arm held on position targets (the pick-and-place arm, 4 physics steps per action). The
-observations after the last step must be identical (checked).
+Training: ``simulo.RLTrainer`` (skrl's PPO, default ``agent_cfg``: 16-step rollouts) on ``--num-envs``
+environments of a :class:`~simulo.scale.ray_env.RayLearningEnv` with 1 and with 2 env runners (Ray actors
+that hold a copy of the policy and return whole rollouts; the learner updates and broadcasts the weights).
+Two tasks: the cartpole sample (light physics: goal 1.6x) and a five-joint arm held on position targets
+(the pick-and-place arm, 4 physics steps per action). Both trainers start from the same seed and shard
+layout, so after the same iterations their policies must be the same bytes (checked, column ``same``).
+The in-process trainer (``simulo.LearningEnv``, no Ray) is timed too, as the reference.
 
-Times are wall-clock medians of ``--repeats`` runs (the sweep: ``--repeats`` - 2, at least 1), measured after
-Ray is up (its start is printed); the rollout actors are built before timing (column ``actors s``), the sweep's
-Ray workers start inside its timed run. ratio = 1-worker time / 2-worker time. Goals on a 2-core machine: sweep >= 1.8,
-rollouts >= 1.3. The machine may be shared: the ``load`` column is the 1-minute load average at the start.
+Timing: alternating pairs in one run (1 worker then 2, then 2 then 1, ...), each side ``--iterations``
+iterations after a warm-up; ratio = median over pairs of (2-worker env-steps/s) / (1-worker env-steps/s).
+Ray gets one more logical CPU than workers in use, so the idle trainer's actor can stay up between turns
+(it waits, using no CPU). Bytes moved per iteration: the weights (``ray.put`` once, read by every actor)
+and the rollout batches coming back. The machine may be shared: the ``load`` column is the 1-minute load
+average at the start.
 
-    python benchmarks/scale_out.py                        # sweep of 200 trials, rollouts at N = 64
-    python benchmarks/scale_out.py --only rollouts --steps 200
+    python benchmarks/scale_out.py                        # sweep of 200 trials, training at N = 256
+    python benchmarks/scale_out.py --only training --num-envs 512 --pairs 7
     python benchmarks/scale_out.py --quick                # tiny sizes (smoke test)
 """
 
@@ -28,6 +32,7 @@ import logging
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,8 +46,7 @@ from simulo.scale.sweep import plan_shards
 
 ROOT = Path(__file__).resolve().parents[1]
 ARM_JOINTS = ("base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll")
-SWEEP_GOAL = 1.8
-ROLLOUT_GOAL = 1.3
+GOALS: dict[str, float | None] = {"sweep": 2.0, "cartpole": 1.6, "arm": None}
 
 
 class ArmHoldTask(simulo.Task):
@@ -112,40 +116,53 @@ def _median_time(run: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return statistics.median(times), out
 
 
-def _rollout(env: Any, actions: np.ndarray, torch_actions: bool) -> np.ndarray:
-    env.reset()
-    obs = None
-    for a in actions:
-        if torch_actions:
-            import torch  # noqa: PLC0415
-
-            a = torch.from_numpy(a)
-        obs = env.step(a)[0]
-    return np.asarray(obs)
+def _trainer(env: Any) -> simulo.RLTrainer:
+    return simulo.RLTrainer(env, device="cpu", seed=0, checkpoint_dir=tempfile.mkdtemp(), progress=False)
 
 
-def bench_rollouts(name: str, make_task: Callable[[], simulo.Task], num_envs: int, steps: int, repeats: int,
-                   torch_actions: bool) -> dict[str, Any]:
-    """Time ``steps`` env steps in one process and over two Ray actors; check the observations agree."""
-    task = make_task()
-    rng = np.random.default_rng(0)
-    actions = rng.uniform(-1, 1, (steps, num_envs, task.action_dim)).astype(np.float32)
-    one = simulo.LearningEnv(task, num_envs=num_envs, seed=0)
+def _steps_per_s(trainer: simulo.RLTrainer, iterations: int) -> float:
+    return float(trainer.train(iterations, checkpoint_every=10**9)["env_steps_per_s"])
+
+
+def bench_training(name: str, make_task: Callable[[], simulo.Task], num_envs: int, iterations: int,
+                   pairs: int) -> dict[str, Any]:
+    """Train through 1 and 2 env runners in alternating pairs (and in-process); check the policies agree."""
     start = time.perf_counter()
-    two = RayLearningEnv(make_task(), num_envs, seed=0, workers=2)
+    trainers = {w: _trainer(RayLearningEnv(make_task(), num_envs, seed=0, workers=w)) for w in (1, 2)}
     build = time.perf_counter() - start
+    local = _trainer(simulo.LearningEnv(make_task(), num_envs=num_envs, seed=0))
+    rates: dict[Any, list[float]] = {1: [], 2: [], "local": []}
     try:
-        _rollout(one, actions[:10], torch_actions)
-        _rollout(two, actions[:10], torch_actions)
-        t1, obs1 = _median_time(lambda: _rollout(one, actions, torch_actions), repeats)
-        t2, obs2 = _median_time(lambda: _rollout(two, actions, torch_actions), repeats)
-        shards = "+".join(str(s.count) for s in two.shards)
+        for trainer in (*trainers.values(), local):
+            trainer.train(1, checkpoint_every=10**9)  # warm-up: first reset, first update
+        for k in range(pairs):
+            for key in ((1, 2, "local") if k % 2 == 0 else ("local", 2, 1)):
+                rates[key].append(_steps_per_s(trainers[key] if key != "local" else local, iterations))
+        one, two = (trainers[w].agent.policy.state_dict() for w in (1, 2))
+        same = all(torch_equal(one[key], two[key]) for key in one) and \
+            trainers[1].reward_history == trainers[2].reward_history
+        collector = trainers[2]._collector
+        assert collector is not None
+        moved = (collector.weights_bytes, collector.batch_bytes, collector.bytes_moved)
+        shards = "+".join(str(s.count) for s in trainers[2].env.shards)
     finally:
-        two.close()
-        one.close()
-    return {"what": f"rollouts {name} N={num_envs} x {steps} steps", "t1": t1, "t2": t2,
-            "same": np.array_equal(obs1, obs2), "setup": build,
-            "detail": f"shards {shards}; {num_envs * steps / t1:,.0f} vs {num_envs * steps / t2:,.0f} env-steps/s"}
+        for trainer in (*trainers.values(), local):
+            trainer.close()
+            trainer.env.close()
+    ratios = [b / a for a, b in zip(rates[1], rates[2], strict=True)]
+    return {"what": f"train {name} N={num_envs} ({pairs} pairs x {iterations} it)",
+            "t1": statistics.median(rates[1]), "t2": statistics.median(rates[2]), "ratio": statistics.median(ratios),
+            "unit": "steps/s", "same": same, "setup": build, "goal": GOALS[name],
+            "detail": f"shards {shards}; in-process {statistics.median(rates['local']):,.0f} env-steps/s; "
+                      f"ratios {min(ratios):.2f}-{max(ratios):.2f}; per iteration: weights {moved[0] / 1e3:.1f} kB "
+                      f"(once per actor), batches {moved[1] / 1e3:.1f} kB, total {moved[2] / 1e3:.1f} kB"}
+
+
+def torch_equal(a: Any, b: Any) -> bool:
+    """Same dtype, shape and bytes."""
+    import torch  # noqa: PLC0415 - the train extra
+
+    return a.dtype == b.dtype and bool(torch.equal(a, b))
 
 
 def bench_sweep(trials: int, seed: int, repeats: int) -> dict[str, Any]:
@@ -154,8 +171,8 @@ def bench_sweep(trials: int, seed: int, repeats: int) -> dict[str, Any]:
 
     t1, res1 = _median_time(lambda: sweep_trials(trials, seed, workers=1, progress=False), repeats)
     t2, res2 = _median_time(lambda: sweep_trials(trials, seed, workers=2, progress=False), repeats)
-    return {"what": f"sweep {trials} pick-place trials (seed {seed})", "t1": t1, "t2": t2,
-            "same": res1.to_json() == res2.to_json(), "setup": None,
+    return {"what": f"sweep {trials} pick-place trials (seed {seed})", "t1": t1, "t2": t2, "ratio": t1 / t2,
+            "unit": "s", "same": res1.to_json() == res2.to_json(), "setup": None, "goal": GOALS["sweep"],
             "detail": f"{len(plan_shards(trials))} shards; {res1.passed}/{trials} passed"}
 
 
@@ -163,37 +180,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--num-envs", type=int, default=64)
-    parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--only", choices=("sweep", "rollouts"), default=None)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat")
+    parser.add_argument("--num-envs", type=int, default=256)
+    parser.add_argument("--iterations", type=int, default=3, help="training iterations per side of a pair")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=1, help="sweep runs per worker count")
+    parser.add_argument("--only", choices=("sweep", "training"), default=None)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, one pair")
     args = parser.parse_args(argv)
     if args.quick:
-        args.trials, args.num_envs, args.steps, args.repeats = 32, 32, 20, 1
+        args.trials, args.num_envs, args.iterations, args.pairs = 32, 32, 1, 1
     import ray  # noqa: PLC0415
 
     load = os.getloadavg()[0]
     start = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
+    ray.init(num_cpus=3, include_dashboard=False, logging_level=logging.WARNING)
     ray_start = time.perf_counter() - start
     rows = []
     try:
         if args.only in (None, "sweep"):
-            rows.append(bench_sweep(args.trials, args.seed, max(1, args.repeats - 2)))
-        if args.only in (None, "rollouts"):
-            rows.append(bench_rollouts("cartpole", cartpole_task, args.num_envs, args.steps, args.repeats, True))
-            rows.append(bench_rollouts("arm", ArmHoldTask, args.num_envs, args.steps, args.repeats, False))
+            rows.append(bench_sweep(args.trials, args.seed, args.repeats))
+        if args.only in (None, "training"):
+            rows.append(bench_training("cartpole", cartpole_task, args.num_envs, args.iterations, args.pairs))
+            rows.append(bench_training("arm", ArmHoldTask, args.num_envs, args.iterations, args.pairs))
     finally:
         ray.shutdown()
     print(f"\nscale-out on {os.cpu_count()} cores (load {load:.2f} at start); Ray start {ray_start:.1f} s\n")
-    print(f"| {'what':<44} | 1 worker s | 2 workers s | ratio | goal | same | actors s | notes")
-    print(f"|{'-' * 46}|-----------:|------------:|------:|-----:|:----:|---------:|------")
+    print(f"| {'what':<44} | {'1 worker':>12} | {'2 workers':>12} | ratio | goal | same | actors s | notes")
+    print(f"|{'-' * 46}|{'-' * 13}:|{'-' * 13}:|------:|-----:|:----:|---------:|------")
     for row in rows:
-        goal = SWEEP_GOAL if row["what"].startswith("sweep") else ROLLOUT_GOAL
-        ratio = row["t1"] / row["t2"]
+        goal = "-" if row["goal"] is None else f"{row['goal']:.1f}"
         setup = "-" if row["setup"] is None else f"{row['setup']:.2f}"
-        print(f"| {row['what']:<44} | {row['t1']:10.2f} | {row['t2']:11.2f} | {ratio:5.2f} | {goal:4.1f} | "
+        one, two = (f"{row[k]:,.2f} s" if row["unit"] == "s" else f"{row[k]:,.0f}/s" for k in ("t1", "t2"))
+        print(f"| {row['what']:<44} | {one:>12} | {two:>12} | {row['ratio']:5.2f} | {goal:>4} | "
               f"{'yes' if row['same'] else 'NO':^4} | {setup:>8} | {row['detail']}")
     return 0 if all(r["same"] for r in rows) else 1
 
