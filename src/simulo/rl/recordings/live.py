@@ -12,7 +12,9 @@ shows a live job as it shows its MCAP.
 Live messages are stamped with the wall clock, and sent at most :data:`POSE_HZ` times a second (camera
 images :data:`IMAGE_HZ`), whatever the step rate, so a training run is not slowed by its viewer. The
 scene is sent again whenever a viewer subscribes to it. When the job builds several environments, the
-newest one is shown.
+newest one is shown. A preview's checks are shown too (:mod:`simulo.rl.preview.film`). Not shown: an
+evaluation's environments (built apart from ``LearningEnv``), and under ``--workers`` the training
+rollouts, which step inside the Ray workers (the job's own steps and resets still are).
 """
 
 from __future__ import annotations
