@@ -45,6 +45,7 @@ from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset
 if TYPE_CHECKING:
     from torch import Tensor
 
+    from simulo.rl.training.actors import ImageActor
     from simulo.rl.training.networks import DeterministicActor
 
 REWARD_WINDOW = 100
@@ -275,21 +276,17 @@ class RLTrainer(TrainerBase):
 
         Args:
             obs: Policy inputs ``(batch, observation_dim)`` or one ``(observation_dim,)``; a torch
-                tensor, numpy array or nested list.
+                tensor, numpy array or nested list. A policy with image inputs takes its inputs by name
+                (a dict, as ``task.get_policy_inputs()`` returns them).
             deterministic: Take the Gaussian mean (clipped) instead of sampling.
 
         Returns:
             Actions of matching leading shape: a tensor on the input's device for tensor input,
             else a numpy array.
         """
-        from simulo.rl.training.networks import policy_input  # noqa: PLC0415 - torch-heavy
+        from simulo.rl.training.actors import run_actor  # noqa: PLC0415 - torch-heavy
 
-        torch = require_torch()
-        batch, restore = policy_input(obs, self.observation_dim, self._device)
-        actor = self._actor()
-        with torch.no_grad():
-            actions = actor(batch) if deterministic else actor.sample(batch, self._generator)
-        return restore(actions)
+        return run_actor(self._actor(), obs, self._device, deterministic, self._generator)
 
     def export_policy(self, path: str | os.PathLike[str]) -> str:
         """Write the deterministic actor (state standardisation folded in, actions clipped) to ``path``.
@@ -322,6 +319,7 @@ class RLTrainer(TrainerBase):
             "action_dim": self.action_dim,
             "state_dim": self._source.layout.state_dim,
             "policy_input_schema": None if schema is None else schema.to_dict(),
+            **self._source.metadata(self._networks),
             "seed": self.seed,
             "iteration": self.iteration,
             "env_steps": self.env_steps,
@@ -385,7 +383,7 @@ class RLTrainer(TrainerBase):
 
     # ------------------------------------------------------------------ internals
 
-    def _actor(self) -> DeterministicActor:
+    def _actor(self) -> DeterministicActor | ImageActor:
         from simulo.rl.training.agent import deterministic_actor  # noqa: PLC0415
 
         actor = deterministic_actor(self._agent, self._source.layout, self._networks)
