@@ -127,9 +127,10 @@ def main(argv: list[str]) -> int:
     try:
         checkpoint = resolve(reference, runs_root(runs_dir))
         destination = _destination(checkpoint, fmt, output)
-        from simulo.rl.training.export import export_checkpoint  # noqa: PLC0415 - torch-heavy
+        from simulo.rl.training.export import describe_inputs, export_checkpoint  # noqa: PLC0415 - torch-heavy
 
         written = Path(export_checkpoint(checkpoint.path, destination, fmt))
+        inputs = describe_inputs(checkpoint.path)
     except (SimuloValueError, MissingDependencyError) as exc:
         print(f"simulo export: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -140,5 +141,5 @@ def main(argv: list[str]) -> int:
                           "observation_dim": checkpoint.obs_dim, "action_dim": checkpoint.act_dim}, indent=2))
         return EXIT_OK
     print(f"Exported {checkpoint.checkpoint} (iteration {checkpoint.iteration}) as {fmt}: {written}")
-    print(f"  input 'obs' (batch, {checkpoint.obs_dim}) float32 -> output 'actions' (batch, {checkpoint.act_dim})")
+    print(f"  {inputs} -> output 'actions' (batch, {checkpoint.act_dim})")
     return EXIT_OK

@@ -103,6 +103,18 @@ def load_actor(checkpoint_path: str | os.PathLike[str],
         raise SimuloValueError(f"checkpoint {str(checkpoint_path)!r}: {exc}") from exc
 
 
+def describe_inputs(checkpoint_path: str | os.PathLike[str]) -> str:
+    """The exported model's inputs, e.g. ``input 'obs' (batch, 4) float32``, comma-separated, for messages.
+
+    Raises:
+        SimuloValueError: The checkpoint is unusable.
+    """
+    actor = load_actor(checkpoint_path)
+    names, example = _example(actor)
+    return ", ".join(f"input {name!r} (batch, {', '.join(map(str, x.shape[1:]))}) {str(x.dtype).removeprefix('torch.')}"
+                     for name, x in zip(names, example, strict=True))
+
+
 def export_checkpoint(checkpoint_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
                       format: str | None = None) -> str:
     """Export the policy of a trainer checkpoint (``best.pt``, ``latest.pt``) without a trainer.
