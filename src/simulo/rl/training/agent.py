@@ -118,15 +118,13 @@ class Networks:
     hidden: tuple[int, ...] = (64, 64)
     activation: str = "elu"
     initial_log_std: float = 0.0
-    encoder: EncoderConfig | None = None
 
-    def encoder_for(self, layout: Layout) -> EncoderConfig:
-        """The CNN of the layout's image inputs: ``encoder``, else :func:`default_encoder` of the smallest image."""
-        if self.encoder is not None:
-            return self.encoder
-        shapes = [p.shape for p in (*layout.policy_inputs, *layout.critic_inputs) if p.kind == "image"]
-        smallest = min(shapes, key=lambda shape: min(shape[0], shape[1]))
-        return default_encoder((smallest[0], smallest[1], smallest[2]))
+
+def encoder_for(layout: Layout) -> EncoderConfig:
+    """The CNN of every image input of ``layout``: :func:`default_encoder` of its smallest image."""
+    shapes = [p.shape for p in (*layout.policy_inputs, *layout.critic_inputs) if p.kind == "image"]
+    smallest = min(shapes, key=lambda shape: min(shape[0], shape[1]))
+    return default_encoder((smallest[0], smallest[1], smallest[2]))
 
 
 class PackedNet(nn.Module):
@@ -161,7 +159,7 @@ def _role_net(pieces: tuple[Piece, ...], columns: tuple[int, int], layout: Layou
               out_dim: int, out_gain: float) -> tuple[nn.Module, tuple[int, int] | None]:
     """The role's network and the columns it slices (``None``: it reads the whole states, piece by piece)."""
     if any(p.kind == "image" for p in pieces):
-        return PackedNet(pieces, networks.encoder_for(layout), networks, out_dim, out_gain), None
+        return PackedNet(pieces, encoder_for(layout), networks, out_dim, out_gain), None
     return build_mlp(columns[1] - columns[0], networks.hidden, out_dim, networks.activation, out_gain), columns
 
 
@@ -278,7 +276,7 @@ def deterministic_actor(agent: PPO, layout: Layout, networks: Networks) -> Deter
     actor: DeterministicActor | ImageActor
     if any(p.kind == "image" for p in layout.policy_inputs):
         inputs = [ActorInput(p.name, p.kind, p.shape, p.preprocessing) for p in layout.policy_inputs]
-        actor = ImageActor(inputs, layout.action_dim, networks.encoder_for(layout), networks.hidden,
+        actor = ImageActor(inputs, layout.action_dim, encoder_for(layout), networks.hidden,
                            networks.activation, normalize=standard, clip=clip, action_limit=ACTION_LIMIT)
         actor.core.load_state_dict(agent.policy.net.core.state_dict())
         numeric = [c for p in layout.policy_inputs if p.kind != "image" for c in range(p.start, p.stop)]

@@ -22,7 +22,7 @@ import torch
 from simulo.errors import NonFiniteError, ShapeError
 from simulo.interfaces.authoring.policy_inputs import PolicyInput, PolicyInputSchema
 from simulo.rl.policy_inputs import task_schema
-from simulo.rl.training.agent import Layout, Networks, Piece
+from simulo.rl.training.agent import Layout, Networks, Piece, encoder_for
 from simulo.rl.training.encoders import ARCHITECTURE, ImageInput, architecture_config, pack_image, packed_width
 
 
@@ -75,7 +75,7 @@ class StateSource:
             images = list({p.name: ImageInput(p.name, (p.shape[0], p.shape[1], p.shape[2]), p.preprocessing)
                            for p in pieces}.values())
             out["policy_architecture"] = ARCHITECTURE
-            out["policy_architecture_config"] = architecture_config(images, networks.encoder_for(self.layout),
+            out["policy_architecture_config"] = architecture_config(images, encoder_for(self.layout),
                                                                     networks.hidden, networks.activation)
             out["image_preprocessing"] = {s.name: s.preprocessing for s in self.schema.actor if s.kind == "image"}
         return out
