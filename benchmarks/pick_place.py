@@ -5,8 +5,9 @@ seed's program rebuilt from ``../shared/seeds/000_e63e4e11bcdcc457.txt`` next to
 when that file is absent; the seed's code is never committed). Both are started as fresh interpreters,
 with bytecode cached in a temporary folder as for an installed package, alternately (app, seed, seed,
 app, ...) so that machine load hits both alike; the table gives each one's
-median and minimum wall time and the ratio app/seed of the medians. Goal: ratio <= 1.0. The script also
-checks that both print the same lines (whitespace normalised).
+median and minimum wall time and CPU time (user + system, which other work on a shared machine disturbs
+less), the ratio app/seed of the medians and the medians of the pair-by-pair ratios. Goal: ratio <= 1.0.
+The script also checks that both print the same lines (whitespace normalised).
 
 (b) In this process: ``N`` random-start trials (``--seed``) batched as ``N`` environments of one
 simulation, against the same ``N`` trials run one after another, each as a one-environment simulation.
@@ -15,7 +16,7 @@ world are not bit-identical to lone ones, so the counts may differ by a trial or
 
 Run::
 
-    python benchmarks/pick_place.py            # 7 runs of each process; 50 trials
+    python benchmarks/pick_place.py            # 10 pairs of processes; 50 trials
     python benchmarks/pick_place.py --quick    # 1 run of each, 4 trials (used by the tests)
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -47,14 +49,21 @@ def app_command() -> list[str]:
     return [str(script), "pick-place"] if script.is_file() else [sys.executable, "-m", "simulo.cli.main", "pick-place"]
 
 
-def time_process(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, list[str]]:
-    """Wall time (s) of one process and its stdout lines, whitespace normalised."""
+def _children_cpu() -> float:
+    """User + system seconds of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_process(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, list[str]]:
+    """Wall and CPU time (s) of one process and its stdout lines, whitespace normalised."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=600)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited with {done.returncode}:\n{done.stderr}")
-    return elapsed, [" ".join(line.split()) for line in done.stdout.splitlines()]
+    return elapsed, _children_cpu() - cpu, [" ".join(line.split()) for line in done.stdout.splitlines()]
 
 
 def processes(runs: int) -> None:
@@ -71,20 +80,27 @@ def processes(runs: int) -> None:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(folder) / "pycache")
         times: dict[str, list[float]] = {"app": [], "seed": []}
+        cpus: dict[str, list[float]] = {"app": [], "seed": []}
         outputs: dict[str, list[str]] = {}
         for name in ("app", "seed"):  # warm-up: file caches, bytecode
             time_process(commands[name], Path(folder), env)
         for k in range(runs):
             order = ("app", "seed") if k % 2 == 0 else ("seed", "app")
             for name in order:
-                elapsed, outputs[name] = time_process(commands[name], Path(folder), env)
+                elapsed, cpu, outputs[name] = time_process(commands[name], Path(folder), env)
                 times[name].append(elapsed)
-    print(f"{'process':<8} {'median s':>9} {'min s':>7} {'runs':>5}")
+                cpus[name].append(cpu)
+    print(f"{'process':<8} {'median s':>9} {'min s':>7} {'runs':>5} {'cpu median s':>13} {'cpu min s':>10}")
     for name in ("app", "seed"):
-        print(f"{name:<8} {statistics.median(times[name]):9.3f} {min(times[name]):7.3f} {len(times[name]):5d}")
+        print(f"{name:<8} {statistics.median(times[name]):9.3f} {min(times[name]):7.3f} {len(times[name]):5d} "
+              f"{statistics.median(cpus[name]):13.3f} {min(cpus[name]):10.3f}")
     ratio = statistics.median(times["app"]) / statistics.median(times["seed"])
     verdict = "met" if ratio <= PROCESS_GOAL else "MISSED"
     print(f"ratio app/seed (medians) {ratio:.2f}; goal <= {PROCESS_GOAL:.1f}: {verdict}")
+    wall_pairs = statistics.median(a / b for a, b in zip(times["app"], times["seed"]))
+    cpu_pairs = statistics.median(a / b for a, b in zip(cpus["app"], cpus["seed"]))
+    print(f"pair by pair (median): wall {wall_pairs:.2f}, cpu {cpu_pairs:.2f}; "
+          f"cpu medians {statistics.median(cpus['app']) / statistics.median(cpus['seed']):.2f}")
     print(f"same lines: {'yes' if outputs['app'] == outputs['seed'] else 'NO'}")
 
 
@@ -109,15 +125,17 @@ def trials(num: int, seed: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run both parts; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7, help="runs of each process in part (a)")
+    parser.add_argument("--runs", type=int, default=10, help="runs of each process (alternating pairs) in part (a)")
     parser.add_argument("--trials", type=int, default=50, help="trials in part (b)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the trials")
     parser.add_argument("--quick", action="store_true", help="1 run of each process and 4 trials")
+    parser.add_argument("--skip-trials", action="store_true", help="part (a) only")
     args = parser.parse_args(argv)
     runs, num = (1, 4) if args.quick else (args.runs, args.trials)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     processes(runs)
-    trials(num, args.seed)
+    if not args.skip_trials:
+        trials(num, args.seed)
     return 0
 
 

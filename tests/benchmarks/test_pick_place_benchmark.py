@@ -17,8 +17,9 @@ def test_quick_run_prints_both_parts() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     if SEED.is_file():
-        assert re.search(r"^app\s+[\d.]+\s+[\d.]+\s+1$", out, re.M)
-        assert re.search(r"^seed\s+[\d.]+\s+[\d.]+\s+1$", out, re.M)
+        assert re.search(r"^app\s+[\d.]+\s+[\d.]+\s+1\s+[\d.]+\s+[\d.]+$", out, re.M)
+        assert re.search(r"^seed\s+[\d.]+\s+[\d.]+\s+1\s+[\d.]+\s+[\d.]+$", out, re.M)
+        assert re.search(r"^pair by pair \(median\): wall [\d.]+, cpu [\d.]+; cpu medians [\d.]+$", out, re.M)
         assert re.search(r"^ratio app/seed \(medians\) [\d.]+; goal <= 1\.0: (met|MISSED)$", out, re.M)
         assert "same lines: yes" in out  # the app and the seed's program print the same run
     else:

@@ -25,7 +25,6 @@ import simulo
 from simulo.cli._usage import OneLineParser, parse
 from simulo.engine.registry import ENGINE_VARIABLE, available_engines
 from simulo.errors import CollisionError, SimuloError, SimuloValueError
-from simulo.scale.settings import check_address, probe_address
 
 if TYPE_CHECKING:
     from simulo.apps.pick_place.config import AppOptions
@@ -133,6 +132,8 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.seed is not None and args.trials is None:
         parser.error("--seed seeds the random cube starts of --trials N; it needs --trials N")
     if args.address is not None:
+        from simulo.scale.settings import check_address  # noqa: PLC0415 (sockets only for a cluster address)
+
         try:
             check_address(args.address)
         except SimuloValueError as exc:
@@ -199,6 +200,7 @@ def _trials(args: argparse.Namespace, options: AppOptions) -> int:
     """``--trials``: in one simulation, or (``--workers``/``--address``) as a sharded sweep; 0 if all passed."""
     from simulo.apps.pick_place import report  # noqa: PLC0415
     from simulo.apps.pick_place.experiments import trials  # noqa: PLC0415
+    from simulo.scale.settings import probe_address  # noqa: PLC0415
 
     mm, deg = args.noise if args.noise is not None else (0.0, 0.0)
     seed = 0 if args.seed is None else args.seed

@@ -79,10 +79,15 @@ class ArmControl:
         The numeric solver adds one DLS step to the measured joint positions.
         """
         if self.options.ik == "closed-form":
-            q = np.array([solve_ik(points[i, 0], points[i, 1], points[i, 2], yaw[i]) for i in range(points.shape[0])])
-            turns = np.round((self.roll - q[:, 4]) / QUARTER_TURN)
-            if turns.any():
-                q[:, 4] += turns * QUARTER_TURN
+            rows = []
+            # per environment in Python floats (the same IEEE arithmetic): numpy's per-call cost dominates here
+            for (x, y, z), grasp_yaw, last in zip(points.tolist(), yaw.tolist(), self.roll.tolist()):
+                row = list(solve_ik(x, y, z, grasp_yaw))
+                turns = round((last - row[4]) / QUARTER_TURN)  # half to even, as np.round
+                if turns:
+                    row[4] += turns * QUARTER_TURN
+                rows.append(row)
+            q = np.array(rows, dtype=np.float64).reshape(len(rows), 5)
             self.roll = q[:, 4].copy()
             return q
         return np.asarray(self.robot.state.joint_positions)[:, self.arm_ids] + self._dls(points, yaw)

@@ -34,6 +34,11 @@ def _as_float(name: str, value: object) -> float:
         raise SimuloValueError(f"{name} must be a real number in metres or radians, got {value!r}") from None
 
 
+def _target(x: float, y: float, z: float, grasp_yaw: float) -> str:
+    """How an error message names the target (built only when one is raised)."""
+    return f"target (x={x!r}, y={y!r}, z={z!r}, grasp_yaw={grasp_yaw!r})"
+
+
 def solve_ik(x: float, y: float, z: float, grasp_yaw: float, geometry: ArmGeometry = PICK_ARM) -> JointAngles:
     """Solve the joint angles that put the tcp at (x, y, z) with the hand pointing straight down.
 
@@ -57,9 +62,8 @@ def solve_ik(x: float, y: float, z: float, grasp_yaw: float, geometry: ArmGeomet
     y = _as_float("y", y)
     z = _as_float("z", z)
     grasp_yaw = _as_float("grasp_yaw", grasp_yaw)
-    target = f"target (x={x!r}, y={y!r}, z={z!r}, grasp_yaw={grasp_yaw!r})"
-    if not all(math.isfinite(v) for v in (x, y, z, grasp_yaw)):
-        raise UnreachableError(f"{target}: every coordinate must be finite")
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z) and math.isfinite(grasp_yaw)):
+        raise UnreachableError(f"{_target(x, y, z, grasp_yaw)}: every coordinate must be finite")
 
     l_upper, l_fore = geometry.upper_arm, geometry.forearm
     q1 = math.atan2(y, x)
@@ -69,7 +73,7 @@ def solve_ik(x: float, y: float, z: float, grasp_yaw: float, geometry: ArmGeomet
     if abs(c3) > 1:
         reach = math.hypot(r, h)
         raise UnreachableError(
-            f"{target} is out of reach: the wrist point is {reach:.4f} m from the shoulder, "
+            f"{_target(x, y, z, grasp_yaw)} is out of reach: the wrist point is {reach:.4f} m from the shoulder, "
             f"the arm reaches between {abs(l_upper - l_fore):.4f} m and {l_upper + l_fore:.4f} m"
         )
     q3 = math.acos(c3)  # elbow bent forward, elbow above the wrist
@@ -87,8 +91,8 @@ def solve_ik(x: float, y: float, z: float, grasp_yaw: float, geometry: ArmGeomet
     ):
         if abs(angle) > limit:
             raise UnreachableError(
-                f"{target} is out of reach: it needs {joint} = {angle:.4f} rad, outside the joint limit "
-                f"[-{limit}, {limit}] rad"
+                f"{_target(x, y, z, grasp_yaw)} is out of reach: it needs {joint} = {angle:.4f} rad, outside the "
+                f"joint limit [-{limit}, {limit}] rad"
             )
     return (q1, q2, q3, q4, q5)
 
