@@ -15,12 +15,13 @@ velocity after the step under effort ``tau`` (``mj_fwdAcceleration`` and MuJoCo'
 
     tau <- clip(tau + inv(W) (v* - v(tau)) / dt, -limit, limit)
 
-from the last step's answer, at most :data:`MOTOR_ITERATIONS` times (a projected Jacobi iteration on the
-motor rows, as PyBullet's solver runs them beside its contacts). Without constraint rows the first update is
-exact and no solve is run. A blocked motor so pushes with its force limit, and a contact force that the motor
-itself causes (a finger squeezing a held cube against the other finger) is never mistaken for a load to push
-against: a command that changes drops the squeeze at once. ``TORQUE`` joints get their torque; a passive joint
-gets nothing. The efforts applied are kept in :attr:`MotorLaw.effort`.
+from the last step's answer (the clip is :func:`box_solve`'s: the joints that do not saturate are solved again
+with the saturated ones held at their limits), at most :data:`MOTOR_ITERATIONS` times: a projected Jacobi
+iteration on the motor rows, as PyBullet's solver runs them beside its contacts. Without constraint rows the
+first update is exact and no solve is run. A blocked motor so pushes with its force limit, and a contact
+force that the motor itself causes (a finger squeezing a held cube against the other finger) is never mistaken
+for a load to push against: a command that changes drops the squeeze at once. ``TORQUE`` joints get their
+torque; a passive joint gets nothing. The efforts applied are kept in :attr:`MotorLaw.effort`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,35 @@ MOTOR_ITERATIONS = 32
 
 #: The iteration stops once no motor effort changes by more than this, N or N·m.
 MOTOR_TOLERANCE = 1e-5
+
+
+def box_solve(block: np.ndarray, rhs: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Efforts ``tau`` within ``+/- limit`` that meet ``(block @ tau)[j] == rhs[j]`` for every joint ``j`` not at
+    its limit, the joints at a limit wanting more than it (the box-constrained problem PyBullet's solver solves
+    for its motor rows, ``min 1/2 tau' W tau - rhs' tau``).
+
+    An active-set method: the joint that exceeds its limit most is held there and the others solved again; a
+    held joint that no longer wants its limit is let go. ``block`` is symmetric positive definite.
+    """
+    n = len(rhs)
+    tau = np.linalg.solve(block, rhs)
+    sign = np.zeros(n)  # +1 / -1: held at +limit / -limit; 0: free
+    for _ in range(4 * n):
+        over = np.where(sign == 0, np.abs(tau) - limit, -np.inf)
+        wants = sign * (block @ tau - rhs)  # > 0: a held joint would rather push less than its limit
+        if over.max() <= 0.0 and (wants <= 0.0).all():
+            break
+        if over.max() > 0.0:
+            j = int(np.argmax(over))
+            sign[j] = np.sign(tau[j])
+        else:
+            sign[int(np.argmax(wants))] = 0.0
+        held = sign != 0
+        tau[held] = sign[held] * limit[held]
+        free = ~held
+        if free.any():
+            tau[free] = np.linalg.solve(block[np.ix_(free, free)], rhs[free] - block[np.ix_(free, held)] @ tau[held])
+    return np.clip(tau, -limit, limit)
 
 
 class MotorLaw:
@@ -121,7 +151,7 @@ class MotorLaw:
         block = inverse[:, dofs]
         limit = self.force[env, cols]
         if data.nefc == 0:  # no contact, limit or equality: the free motion is the motion
-            tau[cols] = np.clip(np.linalg.solve(block, (target - qd) / self.dt - free[0, dofs]), -limit, limit)
+            tau[cols] = box_solve(block, (target - qd) / self.dt - free[0, dofs], limit)
         else:
             tau[cols] = self._solve(model, data, tau, cols, dofs, target, block, limit, env)
         self._last[env, cols] = tau[cols]
@@ -139,7 +169,7 @@ class MotorLaw:
             mujoco.mj_fwdAcceleration(model, data)
             mujoco.mj_fwdConstraint(model, data)
             reached = qd + data.qacc[dofs] * self.dt
-            update = np.clip(effort + np.linalg.solve(block, (target - reached) / self.dt), -limit, limit)
+            update = box_solve(block, (target - reached) / self.dt + block @ effort, limit)
             done = np.max(np.abs(update - effort)) <= MOTOR_TOLERANCE
             effort = update
             if done:
