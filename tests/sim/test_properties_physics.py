@@ -1,4 +1,6 @@
-"""Per-copy properties on PyBullet, measured through the physics: mass, friction, restitution, gains, gravity."""
+"""Per-copy properties on each engine, measured through the physics: mass, friction, restitution, gains, gravity.
+
+Where MuJoCo's outcome differs, tests/engine_differences.py says so."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from simulo.errors import SimuloValueError
 
 SUBSET = [5, 1, 3]
 OTHERS = [0, 2, 4]
+
+pytestmark = pytest.mark.usefixtures("engine")  # tests/sim/conftest.py
 
 
 def box_on_ground(num_envs: int = 6, **sim_kw: object) -> tuple[simulo.Prop, simulo.Simulation]:

@@ -1,4 +1,8 @@
-"""Fixtures of the controller tests (helpers live in ``arm.py``)."""
+"""Fixtures of the controller tests (helpers live in ``arm.py``); every test runs on every engine.
+
+The ``engine`` fixture comes from tests/sim/conftest.py; where an engine's outcome differs,
+tests/engine_differences.py says so.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,12 @@ import pytest
 import simulo
 
 from .arm import home
+
+
+@pytest.fixture(autouse=True)
+def on_every_engine(engine: str) -> str:
+    """Run the test once per engine, that engine being the default of the simulations it builds."""
+    return engine
 
 
 @pytest.fixture

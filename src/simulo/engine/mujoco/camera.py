@@ -40,6 +40,15 @@ def _renderer(model: mujoco.MjModel, height: int, width: int) -> mujoco.Renderer
         raise MissingDependencyError(_NO_CONTEXT.format(why=_context_failure[0])) from exc
 
 
+def can_render() -> bool:
+    """Whether an OpenGL context can be made here for MuJoCo's renderer (asked once, as rendering asks)."""
+    try:
+        _renderer(mujoco.MjModel.from_xml_string("<mujoco/>"), 8, 8).close()
+    except MissingDependencyError:
+        return False
+    return True
+
+
 def render_rgb(model: mujoco.MjModel, data: mujoco.MjData, width: int, height: int, eye: Sequence[float],
                target: Sequence[float]) -> np.ndarray:
     """RGB image (height, width, 3) uint8 from a free camera at ``eye`` looking at ``target`` (world axes).
