@@ -12,7 +12,7 @@ import pytest
 
 import simulo
 from simulo.errors import ShapeError, SimuloValueError
-from simulo.scale.ray_env import RayLearningEnv
+from simulo.scale.ray_env import ENV_ROLLOUT_SHARDS, RayLearningEnv, backend_factory
 from simulo.scale.sweep import Shard, group_shards, plan_shards
 
 torch = pytest.importorskip("torch")
@@ -129,3 +129,13 @@ def test_runner_refuses_shards_that_do_not_cover_the_environments(cartpole_task:
     finally:
         trainer.close()
         env.close()
+
+
+def test_rollout_shards_are_checked_before_ray_starts(monkeypatch: pytest.MonkeyPatch,
+                                                      cartpole_task: ModuleType) -> None:
+    with pytest.raises(SimuloValueError, match="rollout_shards"):
+        RayLearningEnv(cartpole_task.CartpoleTask(), 8, rollout_shards=0)
+    for bad in ("x", "0", "-3"):
+        monkeypatch.setenv(ENV_ROLLOUT_SHARDS, bad)
+        with pytest.raises(SimuloValueError, match=ENV_ROLLOUT_SHARDS):
+            backend_factory(2, None)

@@ -6,7 +6,7 @@ import socket
 import threading
 from multiprocessing.connection import Client, Listener
 
-from simulo.scale.ray_env import EnvShard
+from simulo.scale.env_shard import EnvShard
 
 
 def test_rollout_channel_drops_a_stray_connection_and_serves_the_driver() -> None:

