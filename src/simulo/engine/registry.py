@@ -12,11 +12,13 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from simulo._optional import missing_dependency
-from simulo.engine.base import Engine, EngineFactory
 from simulo.errors import SimuloValueError
+
+if TYPE_CHECKING:  # the engine Protocols import numpy; naming an engine needs neither
+    from simulo.engine.base import Engine, EngineFactory
 
 
 class UnknownEngineError(SimuloValueError):
@@ -113,7 +115,7 @@ def engine_factory(name: str | None) -> EngineFactory:
                 raise
             raise missing_dependency(package, f"the {name!r} engine", package,
                                      _ENGINE_PACKAGES[package]) from exc
-        entry = cast(EngineFactory, getattr(imported, attribute))
+        entry = cast("EngineFactory", getattr(imported, attribute))
         _ENGINES[name] = entry
     return entry
 
