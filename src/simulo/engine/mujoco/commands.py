@@ -39,7 +39,7 @@ _TORQUE = int(ControlMode.TORQUE)
 MOTOR_ITERATIONS = 32
 
 #: The iteration stops once no motor effort changes by more than this, N or N·m.
-MOTOR_TOLERANCE = 1e-5
+MOTOR_TOLERANCE = 1e-3
 
 
 def box_solve(block: np.ndarray, rhs: np.ndarray, limit: np.ndarray) -> np.ndarray:
