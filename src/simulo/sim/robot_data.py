@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 #: Largest number of distinct ``joint_ids`` lists a robot remembers as validated.
 _COLS_CACHE_SIZE = 64
+#: the element types of a cacheable ``joint_ids`` list (``bool`` and floats equal to ints are not indices)
+_INT_ONLY = frozenset((int,))
 
 _JOINTS = frozenset(("q", "qd", "effort"))
 _BASE = frozenset(("pose", "lin_vel", "ang_vel"))
@@ -86,6 +88,7 @@ class RobotData:
         self.fixed_base = batch.fixed_base
         self.default_pose = default_pose.copy()
         self.default_q = default_q
+        self._shape = (n, j)  # (num_envs, num_joints), fixed for the data's life
         self.default_qd = default_qd
         self.effort_limit = effort_limit
         self.drives = list(drives)
@@ -214,12 +217,12 @@ class RobotData:
     @property
     def num_envs(self) -> int:
         """Number of environments."""
-        return self.default_q.shape[0]
+        return self._shape[0]
 
     @property
     def num_joints(self) -> int:
         """Number of joints."""
-        return self.default_q.shape[1]
+        return self._shape[1]
 
     def find_joints(self, name_pattern: str) -> list[int]:
         """Joint columns matching a name or full regex, in joint order (see :func:`match_names`)."""
@@ -237,7 +240,7 @@ class RobotData:
         """
         if joint_ids is None:
             return self._all_cols
-        if type(joint_ids) is list and all(type(j) is int for j in joint_ids):  # the common case, cached
+        if type(joint_ids) is list and _INT_ONLY.issuperset(map(type, joint_ids)):  # the common case, cached
             key = tuple(joint_ids)
             cols = self.cols_cache.get(key)
             if cols is None:
