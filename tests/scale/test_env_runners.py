@@ -58,6 +58,7 @@ def test_group_shards_joins_whole_rollout_shards() -> None:
         group_shards(layout, 0)
 
 
+@pytest.mark.slow  # about 18 s: two Ray layouts of actors
 def test_rollouts_are_the_same_bytes_for_one_and_two_workers_and_in_process(ray_cluster: Any,
                                                                          cartpole_task: ModuleType) -> None:
     env, trainer = _learner(cartpole_task.CartpoleTask(), seed=5)
