@@ -1,0 +1,86 @@
+"""The step's shortcuts change no result: a flush of new position targets alone sends what a full flush would,
+and a prop's state is read from the engine when it is read (or held), not on every step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import simulo
+
+ARM = ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll"]
+
+
+def _arm(num_envs: int = 2) -> tuple[simulo.Robot, simulo.Simulation]:
+    scene = simulo.Scene(num_envs=num_envs)
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/pick_arm:v1"))
+    scene.add(robot, at="/World/Arm")
+    return robot, simulo.Simulation(scene)
+
+
+def _record(data: Any) -> list[tuple[np.ndarray, ...]]:
+    """Wrap the engine batch's ``apply`` so that every call's arrays are kept (copies)."""
+    calls: list[tuple[np.ndarray, ...]] = []
+    apply = data.batch.apply
+
+    def recording(*arrays: np.ndarray) -> None:
+        calls.append(tuple(np.array(a, copy=True) for a in arrays))
+        apply(*arrays)
+
+    data.batch.apply = recording
+    return calls
+
+
+def test_new_position_targets_alone_send_what_a_full_flush_sends() -> None:
+    robot, sim = _arm()
+    with sim:
+        ids = [robot.find_joints(name)[0] for name in ARM]
+        robot.set_joint_position_target(np.full((2, 5), 0.1), joint_ids=ids)
+        sim.step()  # a full flush: the arm's position motors now run in every environment
+        data = robot.data
+        calls = _record(data)
+        robot.set_joint_position_target(np.full((2, 5), 0.2), joint_ids=ids)
+        assert data.positions_changed and not data.commands_changed  # the shortcut is taken
+        sim.step()
+        data.commands_changed = True  # the same targets through the drives
+        sim.step()
+        assert len(calls) == 2
+        for shortcut, full in zip(*calls):
+            np.testing.assert_array_equal(shortcut, full)
+        np.testing.assert_array_equal(calls[0][1][:, ids], np.full((2, 5), 0.2))
+
+
+def test_a_target_on_a_joint_without_a_running_motor_takes_the_full_flush() -> None:
+    robot, sim = _arm()
+    with sim:
+        ids = [robot.find_joints(name)[0] for name in ARM]
+        robot.set_joint_position_target(np.full((2, 5), 0.1), joint_ids=ids)
+        sim.step()
+        finger = robot.find_joints("finger_left_joint")
+        robot.set_joint_position_target(np.full((2, 1), 0.01), joint_ids=finger)
+        assert robot.data.commands_changed  # the finger's motor is not running yet: its mode changes
+        robot.set_joint_position_target(np.full((1, 5), 0.3), joint_ids=ids, env_ids=[1])
+        sim.step()
+        assert int(robot.data.mode[0, finger[0]]) == int(robot.data.mode[0, ids[0]])  # now a position motor
+
+
+def test_a_prop_nobody_reads_is_not_read_from_the_engine_and_a_held_one_stays_current() -> None:
+    scene = simulo.Scene(num_envs=2)
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    ball = simulo.Prop(simulo.Sphere(name="ball", radius=0.05, pose=simulo.Pose.from_xyz(0, 0, 0.5),
+                                     physics=simulo.RigidPhysics(mass=0.1)))
+    scene.add(ball, at="/World/Ball")
+    with simulo.Simulation(scene) as sim:
+        reads = []
+        read = ball.data.batch.read
+        ball.data.batch.read = lambda *a: (reads.append(1), read(*a))  # type: ignore[method-assign]
+        sim.step(10)
+        assert reads == []  # nothing read: nothing asked
+        z = float(np.asarray(ball.state.pose)[0, 2])
+        assert len(reads) == 1 and z < 0.5  # the first read after the steps is current
+        held = ball.state.pose
+        sim.step(5)
+        assert len(reads) == 6  # held: refreshed after every step
+        assert held[0, 2] < z and ball.state.pose is held
