@@ -168,7 +168,7 @@ class ShardRunner:
     def __init__(self, env: Any, spans: Sequence[tuple[int, int]], global_firsts: Sequence[int],
                  package: PolicyPackage, seed: int) -> None:
         covered = [(first, first + count) for first, count in spans]
-        if covered[0][0] != 0 or covered[-1][1] != env.num_envs or \
+        if not covered or covered[0][0] != 0 or covered[-1][1] != env.num_envs or \
                 any(a[1] != b[0] for a, b in itertools.pairwise(covered)):
             raise ShapeError(f"rollout shards {list(spans)} do not cover the {env.num_envs} environments in order")
         self.env, self.spans, self.package = env, covered, package
