@@ -35,6 +35,7 @@ import mujoco
 import numpy as np
 
 import simulo
+from simulo.engine.mujoco.inertia import use_shape_inertia
 from simulo.engine.mujoco.spec import SceneSpec, load_robot
 
 DT = 1.0 / 240.0
@@ -104,6 +105,8 @@ class RawLoop:
             scene.add_plane(0.0, None, None, None)
         asset = simulo.Asset.from_registry(robot.ref)
         child, layout = load_robot(Path(asset.urdf_path()))
+        if not asset.inertia_from_file:  # as the engine: PyBullet's box inertias for catalog models that need them
+            use_shape_inertia(child)
         fixed = bool(asset.fixed_base)
         prefix = scene.add_robot(child, fixed, 1.0, False)
         self.model = scene.compile()

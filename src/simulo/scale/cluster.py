@@ -27,6 +27,7 @@ from typing import Any
 from simulo._optional import require
 from simulo.errors import SimuloValueError, WorkerError
 from simulo.scale.settings import check_address, check_workers, probe_address
+from simulo.scale.torchscript import carry_script_functions
 from simulo.scale.worker_setup import JOB_PATH_VARIABLE, extend_job_path, job_path
 
 RAY_CONNECT_ATTEMPTS = "1"
@@ -133,10 +134,15 @@ def ship_by_value(obj: Any) -> list[str]:
     loaded from the same folder, are registered with Ray's cloudpickle, unless they belong to
     ``simulo`` or to an installed distribution. ``__main__`` is pickled by value anyway.
 
+    Their TorchScript functions travel as source and are compiled again on the workers
+    (:mod:`simulo.scale.torchscript`).
+
     Returns:
         The names of the modules registered.
     """
     from ray import cloudpickle  # noqa: PLC0415 - Ray is optional
+
+    carry_script_functions()
 
     owner = _module_name(obj)
     module = sys.modules.get(owner)
