@@ -309,8 +309,19 @@ def start_run(request: RunRequest, root: Path, *, detached: bool = False) -> Pat
     return run_dir
 
 
+class _Terminated(BaseException):
+    """Raised in the main thread when this process gets SIGTERM (``timeout``, ``kill``, a service manager)."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = None) -> RunOutcome:
     """Run the attempts of a run that :func:`start_run` created; ``run.json`` gets the outcome.
+
+    Ctrl-C or SIGTERM (in the main thread) stops the attempt's process group and records the run as
+    ``"interrupted"``: a stopped run does not stay ``"running"`` in ``run.json``.
 
     Args:
         request: The job and its flags.
@@ -323,6 +334,8 @@ def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = Non
     deadline = None if request.timeout is None else time.monotonic() + request.timeout
     outcome: RunOutcome | None = None
     attempt = 0
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if in_main else None
     with open(run_dir / "log.txt", "ab") as log:
 
         def say(message: str) -> None:
@@ -355,6 +368,12 @@ def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = Non
                         outcome = RunOutcome("failed", EXIT_FAILED, run_dir, attempt, error=message)
         except KeyboardInterrupt:
             outcome = RunOutcome("interrupted", EXIT_INTERRUPTED, run_dir, attempt, error="interrupted")
+        except _Terminated:
+            outcome = RunOutcome("interrupted", EXIT_INTERRUPTED, run_dir, attempt, error="stopped by SIGTERM")
+            say(f"stopped by SIGTERM during attempt {attempt}; the job's processes were stopped")
+        finally:
+            if in_main:
+                signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
     record = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
     record.update({**_meta(request), "status": outcome.status, "attempts": attempt, "error": outcome.error,
                    "exit_code": outcome.exit_code, "ended": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
