@@ -6,10 +6,10 @@ publishes them. This compiles them with protoc (from ``grpcio-tools``, which als
 ``google/protobuf/*.proto`` well-known types) into one ``FileDescriptorSet`` holding every file and its
 imports, dependencies first: the schema bytes recordings register for their channels.
 
-Usage (grpcio-tools is a build tool only, never a dependency of simulo)::
+Usage (grpcio-tools is a build and test tool, in the ``test`` extra, never a dependency of simulo)::
 
-    pip install --target /tmp/grpc-tools --no-deps grpcio-tools==1.85.1
-    PYTHONPATH=/tmp/grpc-tools python scripts/build_vizstream.py [--check]
+    pip install -e ".[test]"
+    python scripts/build_vizstream.py [--check]
 
 ``--check`` compares instead of writing and exits 1 when the committed file is stale.
 """
