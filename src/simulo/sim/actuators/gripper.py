@@ -120,7 +120,8 @@ class ParallelGripperActuator(ActuatorBase):
         self._data: RobotData | None = None
         self._cols = np.zeros(0, dtype=np.int64)
         self._goal = np.zeros(0, dtype=np.int8)  # per environment: -1 opening, 1 closing
-        self._age = np.zeros(0, dtype=np.int64)  # physics steps since each environment's last command
+        self._steps = 0  # physics steps since the simulation attached the gripper
+        self._commanded_at = np.zeros(0, dtype=np.int64)  # the step of each environment's last command
 
     @property
     def name(self) -> str | None:
@@ -177,14 +178,15 @@ class ParallelGripperActuator(ActuatorBase):
         self._data = data
         self._cols = np.array([cols[0][0], cols[1][0]])
         self._goal = np.full(data.num_envs, -1, dtype=np.int8)
-        self._age = np.zeros(data.num_envs, dtype=np.int64)
+        self._steps = 0
+        self._commanded_at = np.zeros(data.num_envs, dtype=np.int64)
         if self.coupled:
             data.batch.add_gear(int(self._cols[0]), int(self._cols[1]), self.gear_ratio, self.gear_erp,
                                 self.gear_max_force)
 
     def runtime_step(self, dt: float) -> None:
         """Count the physics step (runtime hook: the simulation calls it after every step)."""
-        self._age += 1
+        self._steps += 1
 
     def _require(self) -> RobotData:
         if not self.enabled:
@@ -196,7 +198,7 @@ class ParallelGripperActuator(ActuatorBase):
     def _drive(self, data: RobotData, targets: np.ndarray, ids: np.ndarray, force: float) -> None:
         data.set_position_targets(targets, self._cols, ids)
         data.set_motor_force(np.full((len(ids), 2), force), self._cols, ids)
-        self._age[ids] = 0
+        self._commanded_at[ids] = self._steps
 
     @_atomic
     def set_grippers_command(self, states: Any, env_ids: Any = None) -> None:
@@ -273,7 +275,7 @@ class ParallelGripperActuator(ActuatorBase):
     def state(self) -> Any:
         """:class:`~simulo.GripperState` of each environment (num_envs,) float32: -1 open, 0 closing, 1 closed."""
         data = self._require()
-        still = (np.abs(data.qd[:, self._cols]) < SETTLED_SPEED).all(axis=1) & (self._age > 0)
+        still = (np.abs(data.qd[:, self._cols]) < SETTLED_SPEED).all(axis=1) & (self._commanded_at < self._steps)
         closing = np.where(still, float(GripperState.CLOSED), float(GripperState.CLOSING))
         return data.tensors.out(np.where(self._goal > 0, closing, float(GripperState.OPEN)).astype(np.float32))
 
