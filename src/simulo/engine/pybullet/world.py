@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pybullet as p
@@ -94,6 +95,9 @@ class PyBulletWorld:
         if solver_iterations is not None:
             p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), physicsClientId=self.cid)
         self._closed = False
+        #: the last camera's inputs and its (view, projection) matrices: a fixed camera reuses them
+        self._camera_key: tuple[Any, ...] | None = None
+        self._camera_matrices: tuple[Any, Any] = ((), ())
 
     # -- spawning ----------------------------------------------------------------------------------
     def add_plane(self, height: float, friction: float | None, restitution: float | None,
@@ -368,8 +372,13 @@ class PyBulletWorld:
                      near: float, far: float, segmentation: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """TinyRenderer image: RGB (H, W, 3) uint8, PyBullet's depth buffer (H, W) float32 in [0, 1] and, if
         asked, the segmentation mask (H, W) int32 (body id, -1 for nothing)."""
-        view = p.computeViewMatrix(list(eye), list(target), list(up), physicsClientId=self.cid)
-        proj = p.computeProjectionMatrixFOV(fov_y_deg, width / height, near, far, physicsClientId=self.cid)
+        key = (tuple(eye), tuple(target), tuple(up), fov_y_deg, width, height, near, far)
+        if key != self._camera_key:
+            self._camera_matrices = (
+                p.computeViewMatrix(key[0], key[1], key[2], physicsClientId=self.cid),
+                p.computeProjectionMatrixFOV(fov_y_deg, width / height, near, far, physicsClientId=self.cid))
+            self._camera_key = key
+        view, proj = self._camera_matrices
         flags = 0 if segmentation else p.ER_NO_SEGMENTATION_MASK
         img = p.getCameraImage(width, height, view, proj, renderer=p.ER_TINY_RENDERER, flags=flags,
                                physicsClientId=self.cid)
