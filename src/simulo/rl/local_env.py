@@ -262,6 +262,7 @@ class LocalEnv(PolicyFrames):
     def _reset(self, ids: np.ndarray) -> None:
         self._episode_len[ids] = 0
         self._episode_return[ids] = 0.0
+        self.sim.runtime_reset_envs(ids)  # grippers let go before reset_idx moves what they held
         self._call("reset_idx", self.tensors.out(ids))
         mark_stale(self._scene, ids)  # cameras redraw the reset environments on their next read
 

@@ -27,7 +27,7 @@ from simulo.authoring.world import GroundPlane, RoughTerrain
 from simulo.engine.registry import create_engine, default_engine, engine_factory
 from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import pose_mul
-from simulo.sim.actuators.attach import ActuatorContext, connect_actuators
+from simulo.sim.actuators.attach import ActuatorContext, connect_actuators, reset_actuators
 from simulo.sim.geometry import engine_geometry, surface_of
 from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
@@ -354,9 +354,15 @@ class Simulation:
                 actuator.runtime_step(self.dt)
 
     def reset(self) -> None:
-        """Reset every robot and prop to its default state (sim time keeps running)."""
+        """Reset every robot and prop to its default state (sim time keeps running); grippers let go."""
         self._open("reset")
+        reset_actuators(self._robots, np.arange(self.num_envs))
         self.scene.reset()
+
+    def runtime_reset_envs(self, env_ids: np.ndarray) -> None:
+        """Reset the robots' actuators in the environments ``env_ids`` (local indices): a surface gripper lets go
+        (runtime hook: an environment's reset calls it before the task's ``reset_idx``)."""
+        reset_actuators(self._robots, env_ids)
 
     def close(self) -> None:
         """Disconnect the engine and detach the scene's robots and props; a second call does nothing."""

@@ -2,7 +2,9 @@
 
 An actuator that needs more than its robot's data (a surface gripper needs the engine's welds and the props it
 may hold) has a ``runtime_connect(context)`` hook; one that follows the physics has ``runtime_step(dt)``, which
-the simulation calls after every physics step, once the robots and props have been refreshed.
+the simulation calls after every physics step, once the robots and props have been refreshed. One that keeps state
+across steps (a surface gripper's grip) has ``runtime_reset(env_ids)``, which an environment's reset calls
+(:func:`reset_actuators`) before the task's ``reset_idx`` runs.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from simulo.engine.base import Engine
     from simulo.sim.robot import Robot
     from simulo.sim.tensors import Tensors
@@ -55,3 +59,13 @@ def connect_actuators(robots: Sequence[Robot], context: ActuatorContext) -> list
             if isinstance(actuator, SteppedActuator):
                 stepped.append(actuator)
     return stepped
+
+
+def reset_actuators(robots: Sequence[Robot], env_ids: np.ndarray) -> None:
+    """Reset what the actuators of ``robots`` keep across steps in the environments ``env_ids`` (local indices):
+    call each one's ``runtime_reset`` hook, in robot and attachment order."""
+    for robot in robots:
+        for actuator in robot.actuators:
+            reset = getattr(actuator, "runtime_reset", None)
+            if reset is not None:
+                reset(env_ids)

@@ -13,7 +13,9 @@ origin (:mod:`simulo.sim.actuators.reach`) and welds it to the attach body where
 :class:`~simulo.engine.base.WeldBatch`): closed. It gives up and opens after ``retry_interval`` seconds without
 one. While closed, the weld's force on the object is split along the attach frame's forward axis (coaxial) and
 across it (shear); either one above its limit breaks the grip (open). An open command releases at once.
-Commands are edges, applied when given: a close while closed or an open while open does nothing.
+Commands are edges, applied when given: a close while closed or an open while open does nothing. An
+environment's reset (``LearningEnv.reset``, ``seeded_reset``, a finished episode, ``Simulation.reset``) releases its
+grip before the task's ``reset_idx`` runs, as Isaac Lab's scene reset does: it starts its episode open.
 """
 
 from __future__ import annotations
@@ -163,6 +165,12 @@ class SurfaceGripperActuator(ActuatorBase):
         closing = np.flatnonzero(self._state == _CLOSING)
         if closing.size:
             self._try_grip(closing)
+
+    def runtime_reset(self, env_ids: np.ndarray) -> None:
+        """Release the grips of the environments ``env_ids`` and clear their commands: each one open, holding
+        nothing, its engine weld off (runtime hook: an environment's reset calls it before ``reset_idx``)."""
+        if self._welds is not None and len(env_ids):
+            self._release(np.asarray(env_ids, dtype=np.int64))
 
     def _frame(self, env_ids: np.ndarray) -> np.ndarray:
         """World poses (len(env_ids), 7) of the attach frame in ``env_ids``, read now."""
