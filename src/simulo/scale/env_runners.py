@@ -18,7 +18,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from simulo.rl.training.collector import PolicyPackage, RolloutBatch, Weights, weights_nbytes
+from simulo.rl.training.collector import (
+    IterationCost,
+    PolicyPackage,
+    RolloutBatch,
+    RunnerCost,
+    Weights,
+    weights_nbytes,
+)
 
 if TYPE_CHECKING:
     from simulo.scale.ray_env import RayLearningEnv
@@ -46,6 +53,8 @@ class RayCollector:
         env.call_actors("open_runner", args, "copying the policy to the rollout actors")
         self.weights_bytes = 0
         self.batch_bytes = 0
+        self._runner_cost: RunnerCost | None = None
+        self.last_cost: IterationCost | None = None
 
     @property
     def bytes_moved(self) -> int:
@@ -53,11 +62,17 @@ class RayCollector:
         node) plus the batches back."""
         return self.weights_bytes * len(self._env.shards) + self.batch_bytes
 
+    @property
+    def runner_cost(self) -> RunnerCost | None:
+        """The actors' cost in the last :meth:`collect`: their CPU seconds summed, the slowest one's wall time."""
+        return self._runner_cost
+
     def collect(self, weights: Weights, iteration: int, steps: int) -> RolloutBatch:
         """Broadcast ``weights`` (one ``ray.put``) and gather every actor's rollout, in environment order."""
         ref = self._env.put(weights)
         parts: list[Any] = self._env.call_actors("collect", [(ref, iteration, steps)] * len(self._env.shards),
                                                  f"the rollout of iteration {iteration}")
-        batch = RolloutBatch.concat(parts)
+        batch = RolloutBatch.concat([part for part, _ in parts])
+        self._runner_cost = RunnerCost.combine([cost for _, cost in parts])
         self.weights_bytes, self.batch_bytes = weights_nbytes(weights), batch.nbytes
         return batch

@@ -110,9 +110,11 @@ class EnvShard:
         torch.set_num_threads(1)
         self.runner = ShardRunner(self.env, spans, firsts, package, seed)
 
-    def collect(self, weights: Any, iteration: int, steps: int) -> Any:
-        """Collect one rollout of the shard with ``weights`` (a :class:`~simulo.rl.training.collector.RolloutBatch`)."""
-        return self.runner.collect(weights, iteration, steps)
+    def collect(self, weights: Any, iteration: int, steps: int) -> tuple[Any, Any]:
+        """Collect one rollout of the shard with ``weights``: the
+        :class:`~simulo.rl.training.collector.RolloutBatch` and what it cost here (``RunnerCost``)."""
+        batch = self.runner.collect(weights, iteration, steps)
+        return batch, self.runner.last_cost
 
     def listen(self, authkey: bytes) -> Any:
         """Open the direct channel's listening socket on this node; returns its address."""

@@ -20,8 +20,8 @@ rollout, which samples the whole batch from one stream.
 
 from __future__ import annotations
 
-import copy
 import itertools
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
@@ -33,29 +33,8 @@ from skrl.agents.torch import Agent
 from simulo.errors import ShapeError
 from simulo.rl.training.agent import ACTION_LIMIT
 from simulo.rl.training.inputs import StateSource, as_batch
+from simulo.rl.training.policy_copy import PolicyPackage, Weights, policy_package, policy_weights, weights_nbytes
 from simulo.rl.training.rollout import RolloutSpan, finished_returns
-
-Weights = dict[str, Any]
-"""The state dicts of the policy, the value model and the preprocessors (``None`` where there is none)."""
-
-
-@dataclass(frozen=True)
-class PolicyPackage:
-    """What a runner needs to act like the learner's agent: copies of its models and preprocessors.
-
-    Sent once; afterwards each iteration sends only :func:`policy_weights`.
-
-    Attributes:
-        policy: A copy of skrl's Gaussian policy model.
-        value: A copy of skrl's value model.
-        state_preprocessor: A copy of the state preprocessor module, or ``None`` (identity).
-        value_preprocessor: A copy of the value preprocessor module, or ``None`` (identity).
-    """
-
-    policy: Any
-    value: Any
-    state_preprocessor: Any
-    value_preprocessor: Any
 
 
 @dataclass(frozen=True)
@@ -104,6 +83,60 @@ class RolloutBatch:
                             episode_returns=returns)
 
 
+@dataclass(frozen=True)
+class RunnerCost:
+    """What one runner's :meth:`ShardRunner.collect` cost, in its own process.
+
+    Attributes:
+        cpu_s: CPU seconds of the whole call (loading the weights, stepping, acting, packing the batch).
+        step_cpu_s: Of which the environments' ``step``.
+        act_cpu_s: Of which the policy and value networks (sampling the actions).
+        wall_s: Wall seconds of the call.
+    """
+
+    cpu_s: float
+    step_cpu_s: float
+    act_cpu_s: float
+    wall_s: float
+
+    @staticmethod
+    def combine(parts: Sequence[RunnerCost]) -> RunnerCost:
+        """Runners working side by side: their CPU seconds summed, the slowest one's wall time."""
+        return RunnerCost(sum(p.cpu_s for p in parts), sum(p.step_cpu_s for p in parts),
+                          sum(p.act_cpu_s for p in parts), max(p.wall_s for p in parts))
+
+
+@dataclass(frozen=True)
+class IterationCost:
+    """What one iteration through a collector cost: the runners' share (parallel) and the learner's (serial).
+
+    Attributes:
+        runners: The runners' cost, all of them together (:meth:`RunnerCost.combine`).
+        collect_wall_s: The learner's wall seconds from handing out the weights to holding the whole batch
+            (the slowest runner plus the transfers and the waiting).
+        learner_cpu_s: The learner's CPU seconds outside the collection: taking the weights, filling skrl's
+            memory and running PPO's update.
+        update_cpu_s: Of which skrl's ``post_interaction`` calls (the last one runs the update: GAE and
+            the epochs of mini-batches).
+    """
+
+    runners: RunnerCost
+    collect_wall_s: float
+    learner_cpu_s: float
+    update_cpu_s: float
+
+    @property
+    def serial_fraction(self) -> float:
+        """The learner's share of the iteration's CPU seconds (the part more runners do not shorten)."""
+        total = self.learner_cpu_s + self.runners.cpu_s
+        return self.learner_cpu_s / total if total > 0 else 0.0
+
+    def speedup_bound(self, workers: int) -> float:
+        """Amdahl's bound on the speed-up ``workers`` runners can give over one, from :attr:`serial_fraction`."""
+        s = self.serial_fraction
+        return 1.0 / (s + (1.0 - s) / workers)
+
+
 class Collector(Protocol):
     """A thing that collects one rollout of every environment given the current weights."""
 
@@ -116,6 +149,14 @@ class Collector(Protocol):
         """Bytes sent between processes by the last :meth:`collect` (weights out, batches back)."""
         ...
 
+    @property
+    def runner_cost(self) -> RunnerCost | None:
+        """What the runners' part of the last :meth:`collect` cost (``None`` before the first)."""
+        ...
+
+    last_cost: IterationCost | None
+    """The whole last iteration's cost, set by :func:`collect_iteration` (``None`` before the first)."""
+
 
 class CollectorSource(Protocol):
     """A backend that can run env runners next to its environments."""
@@ -123,28 +164,6 @@ class CollectorSource(Protocol):
     def rollout_collector(self, package: PolicyPackage, seed: int) -> Collector:
         """A collector over the backend's environments acting with ``package``'s models."""
         ...
-
-
-def policy_package(agent: Any) -> PolicyPackage:
-    """Copies of ``agent``'s models and preprocessors (skrl's PPO), for runners."""
-    return PolicyPackage(_cpu_copy(agent.policy), _cpu_copy(agent.value),
-                         _preprocessor(agent, agent._state_preprocessor),
-                         _preprocessor(agent, agent._value_preprocessor))
-
-
-def policy_weights(agent: Any) -> Weights:
-    """The current state dicts of ``agent``'s models and preprocessors (detached copies)."""
-    def state(module: Any) -> Any:
-        return None if module is None else {k: v.detach().to("cpu", copy=True) for k, v in module.state_dict().items()}
-
-    return {"policy": state(agent.policy), "value": state(agent.value),
-            "state_preprocessor": state(_preprocessor(agent, agent._state_preprocessor, copy_it=False)),
-            "value_preprocessor": state(_preprocessor(agent, agent._value_preprocessor, copy_it=False))}
-
-
-def weights_nbytes(weights: Weights) -> int:
-    """Bytes of tensor data in ``weights``."""
-    return sum(t.numel() * t.element_size() for part in weights.values() if part is not None for t in part.values())
 
 
 def open_collector(env: Any, agent: Any, seed: int) -> Collector | None:
@@ -176,6 +195,9 @@ class ShardRunner:
         self._source = StateSource(env, torch.device("cpu"))
         self._states: torch.Tensor | None = None
         self._running = torch.zeros(env.num_envs)
+        self._clock = {"step": 0.0, "act": 0.0}
+        self.last_cost: RunnerCost | None = None
+        """What the last :meth:`collect` cost in this process."""
         for module in (package.policy, package.value):
             module.set_mode("eval")
 
@@ -188,15 +210,21 @@ class ShardRunner:
                 module.load_state_dict(weights[name])
 
     def collect(self, weights: Weights, iteration: int, steps: int) -> RolloutBatch:
-        """Load ``weights`` and run ``steps`` steps of every environment; returns the batch."""
+        """Load ``weights`` and run ``steps`` steps of every environment; returns the batch (its cost:
+        :attr:`last_cost`)."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        self._clock = {"step": 0.0, "act": 0.0}
         self.load(weights)
         outer = torch.get_rng_state()
         try:
             streams = [torch.Generator().manual_seed(_stream_seed(seed, first, iteration)).get_state()
                        for seed, first in self._keys]
-            return self._run(streams, iteration, steps)
+            batch = self._run(streams, iteration, steps)
         finally:
             torch.set_rng_state(outer)
+        self.last_cost = RunnerCost(time.process_time() - cpu, self._clock["step"], self._clock["act"],
+                                    time.perf_counter() - wall)
+        return batch
 
     def _run(self, streams: list[torch.Tensor], iteration: int, steps: int) -> RolloutBatch:
         env, n = self.env, self.env.num_envs
@@ -207,9 +235,13 @@ class ShardRunner:
                                                        "terminated", "truncated", "episode_returns")}
         states = self._states
         for t in range(steps):
+            tick = time.process_time()
             with torch.no_grad():
                 actions, log_prob, values = self._act(states, streams)
+            tock = time.process_time()
             next_obs, rewards, terminated, truncated, info = env.step(actions.clamp(-ACTION_LIMIT, ACTION_LIMIT))
+            self._clock["act"] += tock - tick
+            self._clock["step"] += time.process_time() - tock
             step = f"step() at iteration {iteration}, rollout step {t}"
             next_states = self._source.states(next_obs, step)
             rewards = as_batch(rewards, f"{step}: rewards", n, (), torch.float32, self._source.device)
@@ -255,6 +287,7 @@ class InProcessCollector:
 
     def __init__(self, env: Any, spans: Sequence[tuple[int, int]], package: PolicyPackage, seed: int) -> None:
         self._runner = ShardRunner(env, spans, [first for first, _ in spans], package, seed)
+        self.last_cost: IterationCost | None = None
 
     def collect(self, weights: Weights, iteration: int, steps: int) -> RolloutBatch:
         """Run ``steps`` steps of every environment with ``weights``."""
@@ -265,9 +298,14 @@ class InProcessCollector:
         """Nothing crosses a process boundary: 0."""
         return 0
 
+    @property
+    def runner_cost(self) -> RunnerCost | None:
+        """What the last :meth:`collect` cost (in this process)."""
+        return self._runner.last_cost
+
 
 def collect_iteration(agent: Any, collector: Collector, span: RolloutSpan,
-                      record_returns: Callable[[list[float]], None]) -> None:
+                      record_returns: Callable[[list[float]], None]) -> IterationCost:
     """One iteration through a collector: weights out, a rollout back, skrl's memory filled, PPO's update run.
 
     Args:
@@ -275,75 +313,68 @@ def collect_iteration(agent: Any, collector: Collector, span: RolloutSpan,
         collector: Who steps the environments.
         span: The iteration and its timesteps.
         record_returns: Called with the returns of the episodes that ended, step by step.
+
+    Returns:
+        What the iteration cost (also kept as ``collector.last_cost``).
     """
-    batch = collector.collect(policy_weights(agent), span.iteration, span.rollouts)
+    cpu = time.process_time()
+    weights = policy_weights(agent)
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter()
+    batch = collector.collect(weights, span.iteration, span.rollouts)
+    wall = time.perf_counter() - wall
+    start = time.process_time()
     for returns in batch.episode_returns:
         record_returns([float(r) for r in returns])
-    feed_rollout(agent, batch, span)
+    update = feed_rollout(agent, batch, span)
+    runners = collector.runner_cost
+    assert runners is not None  # set by the collect just made
+    collector.last_cost = IterationCost(runners, wall, cpu + time.process_time() - start, update)
+    return collector.last_cost
 
 
-def feed_rollout(agent: Any, batch: RolloutBatch, span: RolloutSpan) -> None:
+def feed_rollout(agent: Any, batch: RolloutBatch, span: RolloutSpan) -> float:
     """Record ``batch`` into skrl's PPO as its ``record_transition`` does, calling ``post_interaction`` per step.
 
     Reward shaping and time-limit bootstrapping are applied here, with the runners' values; the last
     step's ``post_interaction`` runs the update.
+
+    Returns:
+        The CPU seconds spent in ``post_interaction`` (the update, mostly).
     """
     device = agent.device
 
     def tensor(array: np.ndarray) -> torch.Tensor:
         return torch.tensor(array, device=device)  # a copy: arrays from Ray are read-only
 
-    states = tensor(batch.states)
-    steps = states.shape[0]
+    states, actions, log_probs, values = (tensor(a) for a in (batch.states, batch.actions, batch.log_prob,
+                                                                batch.values))
+    rewards_all = tensor(batch.rewards).unsqueeze(-1)
+    terminated_all, truncated_all = tensor(batch.terminated).unsqueeze(-1), tensor(batch.truncated).unsqueeze(-1)
+    steps, update = states.shape[0], 0.0
     for t in range(steps):
         timestep = span.first_timestep + t
         agent.pre_interaction(timestep=timestep, timesteps=span.timesteps)
         next_states = states[t + 1] if t + 1 < steps else tensor(batch.last_states)
-        actions = tensor(batch.actions[t])
-        rewards = tensor(batch.rewards[t]).clone().view(-1, 1)
-        terminated = tensor(batch.terminated[t]).view(-1, 1)
-        truncated = tensor(batch.truncated[t]).view(-1, 1)
-        log_prob = tensor(batch.log_prob[t])
-        values = tensor(batch.values[t])
+        rewards = rewards_all[t].clone()  # shaped and bootstrapped in place below
+        terminated, truncated = terminated_all[t], truncated_all[t]
         with torch.no_grad():
-            Agent.record_transition(agent, states[t], actions, rewards, next_states, terminated, truncated, None,
+            Agent.record_transition(agent, states[t], actions[t], rewards, next_states, terminated, truncated, None,
                                     timestep, span.timesteps)
             if agent._rewards_shaper is not None:
                 rewards = agent._rewards_shaper(rewards, timestep, span.timesteps)
             if agent._time_limit_bootstrap:
-                rewards += agent._discount_factor * values * truncated
-            sample = {"states": states[t], "actions": actions, "rewards": rewards, "next_states": next_states,
-                      "terminated": terminated, "truncated": truncated, "log_prob": log_prob, "values": values}
+                rewards += agent._discount_factor * values[t] * truncated
+            sample = {"states": states[t], "actions": actions[t], "rewards": rewards, "next_states": next_states,
+                      "terminated": terminated, "truncated": truncated, "log_prob": log_probs[t],
+                      "values": values[t]}
             for memory in (agent.memory, *agent.secondary_memories):
                 memory.add_samples(**sample)
         agent._current_next_states = next_states
+        tick = time.process_time()
         agent.post_interaction(timestep=timestep, timesteps=span.timesteps)
-
-
-def _preprocessor(agent: Any, preprocessor: Any, copy_it: bool = True) -> Any:
-    if preprocessor is None or preprocessor == agent._empty_preprocessor:
-        return None
-    return _cpu_copy(preprocessor) if copy_it else preprocessor
-
-
-_TRANSIENT = ("_g_distribution", "_g_log_std")
-"""skrl's GaussianMixin keeps the last ``act``'s distribution; after an update it holds graph tensors, which
-do not copy. A copy starts without them (the next ``act`` sets them again)."""
-
-
-def _cpu_copy(module: Any) -> Any:
-    """A copy of ``module`` on the CPU (the runners act on the CPU, whatever the learner's device)."""
-    stash = {k: v for k, v in vars(module).items() if k in _TRANSIENT}
-    try:
-        for k in stash:
-            setattr(module, k, None)
-        twin = copy.deepcopy(module).to("cpu")
-    finally:
-        for k, v in stash.items():
-            setattr(module, k, v)
-    if hasattr(twin, "device"):
-        twin.device = torch.device("cpu")
-    return twin
+        update += time.process_time() - tick
+    return update
 
 
 def _apply(preprocessor: Any, x: torch.Tensor, inverse: bool = False) -> torch.Tensor:
@@ -355,6 +386,7 @@ def _stream_seed(seed: int, first: int, iteration: int) -> int:
     return int(np.random.SeedSequence([seed & (2**63 - 1), first, iteration]).generate_state(1, np.uint64)[0] >> 1)
 
 
-__all__ = ["Collector", "CollectorSource", "InProcessCollector", "PolicyPackage", "RolloutBatch", "ShardRunner",
+__all__ = ["Collector", "CollectorSource", "InProcessCollector", "IterationCost", "PolicyPackage", "RolloutBatch",
+           "RunnerCost", "ShardRunner", "Weights",
            "collect_iteration", "feed_rollout", "open_collector", "policy_package", "policy_weights",
            "weights_nbytes"]
