@@ -9,22 +9,26 @@ poses), clips the efforts at the URDF limits as the contract does and, per ``MjD
 calls ``mj_step`` and reads ``qpos``/``qvel``: the column
 ``same`` checks that it and the contract ended on bit-identical joint positions.
 
-Timing: the simulations are built side by side, warmed up, then timed in alternating blocks (MuJoCo contract,
-raw, raw, contract, ...; PyBullet once per block pair) for ``--repeats`` blocks of ``--steps`` steps. Throughput
-columns give each loop's fastest block, ``ratio`` the median of the back-to-back MuJoCo contract/raw block
-ratios. Goals (issue 12): contract/raw >= 0.8 at every N; the humanoid on MuJoCo >= 15x PyBullet.
+Timing: the simulations are built side by side and warmed up for ``--warmup`` steps (1 s of simulated time by
+default, the same for every N, so that every row times the same phase of the motion: the humanoid has fallen and
+lies on the floor, with its contacts), then timed in alternating blocks (MuJoCo contract, raw, raw, contract,
+...; PyBullet once per block pair) for ``--repeats`` blocks of ``--steps`` steps. Throughput columns give each
+loop's fastest block, ``ratio`` the median of the back-to-back MuJoCo contract/raw block ratios. With
+``--threads K`` a second MuJoCo contract loop steps on K threads (column ``mj Kthr/s``, its ``same`` check
+included). Goals (issue 12): contract/raw >= 0.8 at every N; the humanoid on MuJoCo >= 15x PyBullet.
 
 Run::
 
     python benchmarks/engines.py                      # N = 1, 16, 64, 256
     python benchmarks/engines.py --robots humanoid    # one robot
-    SIMULO_MUJOCO_THREADS=2 python benchmarks/engines.py   # the MuJoCo engine steps its worlds on 2 threads
+    python benchmarks/engines.py --threads 2          # and the MuJoCo engine on 2 stepping threads
     python benchmarks/engines.py --quick              # tiny sizes (for the tests)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -35,6 +39,7 @@ import mujoco
 import numpy as np
 
 import simulo
+from simulo.engine.mujoco.engine import THREADS_VARIABLE
 from simulo.engine.mujoco.inertia import use_shape_inertia
 from simulo.engine.mujoco.spec import SceneSpec, load_robot
 
@@ -70,14 +75,19 @@ def targets(step: int, num_envs: int, num_joints: int, amplitude: float) -> np.n
 class ContractLoop:
     """N copies of a robot through ``simulo.Simulation`` on one engine."""
 
-    def __init__(self, robot: Robot, num_envs: int, engine: str) -> None:
+    def __init__(self, robot: Robot, num_envs: int, engine: str, threads: int = 1) -> None:
         self.spec = robot
         scene = simulo.Scene(num_envs=num_envs, env_spacing=3.0)
         if robot.plane:
             scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
         self.robot = simulo.Robot(simulo.Asset.from_registry(robot.ref))
         scene.add(self.robot, at="/World/Robot")
-        self.sim = simulo.Simulation(scene, dt=DT, engine=engine)
+        before = os.environ.get(THREADS_VARIABLE)
+        os.environ[THREADS_VARIABLE] = str(threads)
+        try:
+            self.sim = simulo.Simulation(scene, dt=DT, engine=engine)
+        finally:
+            os.environ.pop(THREADS_VARIABLE) if before is None else os.environ.__setitem__(THREADS_VARIABLE, before)
         self.step_count = 0
         self.num_envs = num_envs
 
@@ -154,32 +164,43 @@ def _timed(run: Callable[[int], None], steps: int) -> float:
     return time.perf_counter() - start
 
 
-def bench(name: str, num_envs: int, steps: int, repeats: int, pybullet: bool) -> dict[str, object]:
-    """One row: the three loops built side by side, warmed up, timed in alternating blocks."""
+def bench(name: str, num_envs: int, steps: int, repeats: int, warmup: int, pybullet: bool,
+          threads: int) -> dict[str, object]:
+    """One row: the loops built side by side, warmed up alike, timed in alternating blocks."""
     robot = ROBOTS[name]
     contract = ContractLoop(robot, num_envs, "mujoco")
     raw = RawLoop(robot, contract)
+    threaded = ContractLoop(robot, num_envs, "mujoco", threads) if threads > 1 else None
     bullet = ContractLoop(robot, num_envs, "pybullet") if pybullet else None
+    loops: list[tuple[str, ContractLoop | RawLoop]] = [("contract", contract), ("raw", raw)]
+    if threaded is not None:
+        loops.append(("threaded", threaded))
     try:
-        for loop in (contract, raw, *([bullet] if bullet else [])):
-            loop.run(2)
-        times: dict[str, list[float]] = {"contract": [], "raw": [], "pybullet": []}
+        for _, loop in loops:
+            loop.run(warmup)
+        if bullet is not None:
+            bullet.run(warmup)
+        times: dict[str, list[float]] = {key: [] for key in ("contract", "raw", "threaded", "pybullet")}
         for k in range(repeats):
-            order = [("contract", contract.run), ("raw", raw.run)]
-            for key, run in (order if k % 2 == 0 else order[::-1]):
-                times[key].append(_timed(run, steps))
+            for key, loop in (loops if k % 2 == 0 else loops[::-1]):
+                times[key].append(_timed(loop.run, steps))
             if bullet is not None:
                 times["pybullet"].append(_timed(bullet.run, max(1, steps // 4)))
-        same = contract.joint_positions().tobytes() == raw.joint_positions().tobytes()
+        end = raw.joint_positions().tobytes()
+        same = all(loop.joint_positions().tobytes() == end for _, loop in loops)
         rate = {key: num_envs * (steps if key != "pybullet" else max(1, steps // 4)) / min(t)
                 for key, t in times.items() if t}
         ratio = statistics.median(r / c for c, r in zip(times["contract"], times["raw"]))
         return {"robot": name, "n": num_envs, "pybullet": rate.get("pybullet"), "mujoco": rate["contract"],
-                "raw": rate["raw"], "ratio": ratio, "same": same}
+                "raw": rate["raw"], "threaded": rate.get("threaded"), "ratio": ratio, "same": same}
     finally:
-        contract.sim.close()
-        if bullet is not None:
-            bullet.sim.close()
+        for built in (contract, threaded, bullet):
+            if built is not None:
+                built.sim.close()
+
+
+def _cell(value: object, width: int) -> str:
+    return f"{value:{width}.0f}" if isinstance(value, float) else f"{'-':>{width}}"
 
 
 def main() -> None:
@@ -189,22 +210,26 @@ def main() -> None:
     parser.add_argument("--envs", nargs="+", type=int, default=[1, 16, 64, 256])
     parser.add_argument("--steps", type=int, default=0, help="steps per block (default: about 4000 env-steps)")
     parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--warmup", type=int, default=240, help="steps before timing (default 240: 1 s)")
+    parser.add_argument("--threads", type=int, default=1, help="also time the MuJoCo engine on this many threads")
     parser.add_argument("--no-pybullet", action="store_true", help="skip the PyBullet column (it is slow)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
     args = parser.parse_args()
-    envs, repeats = ([1, 2], 2) if args.quick else (args.envs, args.repeats)
-    print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'raw/s':>11}{'ratio':>7}{'vs pb':>7}  same")
+    envs, repeats, warmup = ([1, 2], 2, 2) if args.quick else (args.envs, args.repeats, args.warmup)
+    threads = f"mj {args.threads}thr/s" if args.threads > 1 else ""
+    print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'raw/s':>11}{threads:>13}{'ratio':>7}{'vs pb':>7}"
+          "  same")
     rows = []
     for name in args.robots:
         for n in envs:
             steps = args.steps or (2 if args.quick else max(8, 4000 // n))
-            row = bench(name, n, steps, repeats, not args.no_pybullet)
+            row = bench(name, n, steps, repeats, warmup, not args.no_pybullet, args.threads)
             rows.append(row)
             pb = row["pybullet"]
             vs = f"{row['mujoco'] / pb:6.1f}x" if isinstance(pb, float) else "     -"  # type: ignore[operator]
-            pb_text = f"{pb:12.0f}" if isinstance(pb, float) else f"{'-':>12}"
-            print(f"{name:<10}{n:>5}{pb_text}{row['mujoco']:11.0f}{row['raw']:11.0f}{row['ratio']:7.2f}{vs} "
-                  f" {'yes' if row['same'] else 'NO'}")
+            extra = _cell(row["threaded"], 13) if args.threads > 1 else ""
+            print(f"{name:<10}{n:>5}{_cell(pb, 12)}{row['mujoco']:11.0f}{row['raw']:11.0f}{extra}{row['ratio']:7.2f}"
+                  f"{vs}  {'yes' if row['same'] else 'NO'}")
     worst = min(float(r["ratio"]) for r in rows)  # type: ignore[arg-type]
     verdict = "met" if worst >= RATIO_GOAL else "MISSED"
     print(f"MuJoCo contract/raw, worst N: {worst:.2f}; goal >= {RATIO_GOAL}: {verdict}")
@@ -213,6 +238,7 @@ def main() -> None:
         speedup = min(float(r["mujoco"]) / float(r["pybullet"]) for r in humanoid)  # type: ignore[arg-type]
         print(f"humanoid MuJoCo/PyBullet through the contract, worst N: {speedup:.1f}x; goal >= {HUMANOID_GOAL:.0f}x: "
               f"{'met' if speedup >= HUMANOID_GOAL else 'MISSED'}")
+    print(f"load average {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
 
 
 if __name__ == "__main__":

@@ -117,9 +117,8 @@ class MuJoCoArticulationBatch:
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
-        datas = self._worlds.datas
-        q[:] = np.array([d.qpos for d in datas])[:, self.qadr]
-        qd[:] = np.array([d.qvel for d in datas])[:, self.dofs]
+        q[:] = np.array(self._worlds.qpos)[:, self.qadr]
+        qd[:] = np.array(self._worlds.qvel)[:, self.dofs]
         effort[:] = self.law.effort
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
@@ -201,8 +200,9 @@ class MuJoCoArticulationBatch:
 
     def cancel_gravity(self) -> None:
         """For the coming step, push every link up with m·g at its centre of mass."""
-        for m, d in zip(self._worlds.models, self._worlds.datas):
-            d.xfrc_applied[self.body_ids, :3] -= m.body_mass[self.body_ids, None] * m.opt.gravity
+        self._worlds.pushed = True
+        for m, xfrc in zip(self._worlds.models, self._worlds.xfrc):
+            xfrc[self.body_ids, :3] -= m.body_mass[self.body_ids, None] * m.opt.gravity
 
     # -- dynamics queries ------------------------------------------------------------------------------
     def jacobians(self, bodies: Sequence[int], q: np.ndarray) -> np.ndarray:
@@ -294,8 +294,9 @@ class MuJoCoArticulationBatch:
 
     def apply_link_forces(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
         """For the coming step, push each body at its centre of mass (world-frame forces and torques)."""
+        self._worlds.pushed = True
         for k, i in enumerate(env_ids):
-            xfrc = self._worlds.datas[i].xfrc_applied
+            xfrc = self._worlds.xfrc[i]
             xfrc[self.body_ids, :3] += forces[k]
             xfrc[self.body_ids, 3:] += torques[k]
 

@@ -94,8 +94,13 @@ class MotorLaw:
         #: per motor joint, the effort it applied in the last step, which the next step's iteration starts from
         self._last = np.zeros(shape)
         self._torque_off = np.ones(shape, dtype=bool)  # where the mode is not TORQUE
+        self._any_off = True
         self._active = np.zeros(num_envs, dtype=bool)  # environments with any non-passive joint
         self._motors = np.zeros(num_envs, dtype=bool)  # environments with any motor joint
+        self._any_motor = False
+        #: whether each environment has any non-passive joint, and those environments in order
+        self.active: list[bool] = [False] * num_envs
+        self.active_envs: list[int] = []
         self.dofs = np.zeros(num_joints, dtype=np.int64)
         self.qadr = np.zeros(num_joints, dtype=np.int64)
         self._nv = 0
@@ -112,19 +117,36 @@ class MotorLaw:
             self._last[mode != self.mode] = 0.0
             self.mode[:] = mode
             self._torque_off = mode != _TORQUE
+            self._any_off = bool(self._torque_off.any())
             self._active = (mode != 0).any(axis=1)
             self._motors = ((mode == _POSITION) | (mode == _VELOCITY)).any(axis=1)
-        # entries a joint's mode does not use may be NaN: drive() reads the motor arrays at motor columns only
-        for kept, given in ((self.position, position), (self.velocity, velocity), (self.force, force),
-                            (self.kp, position_gain), (self.kv, velocity_gain), (self.torque, torque)):
-            np.copyto(kept, given)
-        self.torque[self._torque_off] = 0.0
+            self._any_motor = bool(self._motors.any())
+            self.active = self._active.tolist()
+            self.active_envs = np.flatnonzero(self._active).tolist()
+        # entries a joint's mode does not use may be NaN: drive() reads the motor arrays at motor columns only,
+        # and only while a motor runs (then every call copies them)
+        if self._any_motor:
+            for kept, given in ((self.position, position), (self.velocity, velocity), (self.force, force),
+                                (self.kp, position_gain), (self.kv, velocity_gain)):
+                np.copyto(kept, given)
+        np.copyto(self.torque, torque)
+        if self._any_off:
+            self.torque[self._torque_off] = 0.0
         np.copyto(self.effort, self.torque)  # motor columns are filled in by drive()
 
     @property
     def motor_envs(self) -> np.ndarray:
         """Whether each environment's efforts depend on its current state (a motor runs), (num_envs,)."""
         return self._motors
+
+    @property
+    def any_motor(self) -> bool:
+        """Whether a motor runs in any environment."""
+        return self._any_motor
+
+    def push_torques(self, env: int, qfrc_applied: np.ndarray) -> None:
+        """Write environment ``env``'s joint torques into its ``qfrc_applied`` (no motor runs in it)."""
+        qfrc_applied[self.dofs] = self.torque[env]
 
     def drive(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Write environment ``env``'s joint efforts into ``data.qfrc_applied`` (after ``mj_step1``)."""

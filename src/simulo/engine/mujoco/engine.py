@@ -208,45 +208,58 @@ class MuJoCoEngine:
                                  np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), terrain_only)
 
     # -- stepping ----------------------------------------------------------------------------------
-    def _step_envs(self, envs: range) -> None:
-        models, datas = self._worlds.models, self._worlds.datas
+    def _step_envs(self, envs: range, clear_forces: bool) -> None:
+        w = self._worlds
+        models, datas, qfrc, xfrc = w.models, w.datas, w.qfrc, w.xfrc
         arts = self._articulations
         holding = [r for r in self._rigids if r.any_disabled]
         limited = [a for a in arts if a.velocity_limited]
         wrenching = [a for a in arts if a.wrenches is not None]
-        motors = np.zeros(self.num_envs, dtype=bool)
+        motors = [False] * self.num_envs
         for a in arts:
-            motors |= a.law.motor_envs
+            if a.law.any_motor:
+                motors = (np.asarray(motors) | a.law.motor_envs).tolist()
+        torques = [a.law for a in arts if a.law.active_envs]  # environments where only torques drive are pushed
+        step = mujoco.mj_step
         for i in envs:
             m, d = models[i], datas[i]
             for rigid in holding:
                 rigid.hold(i)
+            driven = False
             if motors[i]:
                 mujoco.mj_step1(m, d)
                 for a in arts:
                     a.drive(i)
                 mujoco.mj_step2(m, d)
+                driven = True
             else:
-                for a in arts:
-                    a.drive(i)
-                mujoco.mj_step(m, d)
+                for law in torques:
+                    if law.active[i]:
+                        law.push_torques(i, qfrc[i])
+                        driven = True
+                step(m, d)
             if wrenching:  # the step's interaction forces, on the state the step started from
                 mujoco.mj_rnePostConstraint(m, d)
                 for a in wrenching:
                     a.record_wrenches(i)
-            d.qfrc_applied[:] = 0.0
-            d.xfrc_applied[:] = 0.0
+            if driven:
+                qfrc[i].fill(0.0)
+            if clear_forces:
+                xfrc[i].fill(0.0)
             for a in limited:
                 a.limit_velocities(i)
 
     def step(self) -> None:
         """Advance every environment by one time step (the scene is final from now on)."""
-        self._worlds.finalize()
+        w = self._worlds
+        w.finalize()
+        clear_forces = w.pushed or any(r.any_disabled for r in self._rigids)
         if self._pool is None:
-            self._step_envs(range(self.num_envs))
+            self._step_envs(range(self.num_envs), clear_forces)
         else:
-            list(self._pool.map(self._step_envs, self._chunks))
-        self._worlds.stale[:] = True
+            list(self._pool.map(self._step_envs, self._chunks, [clear_forces] * len(self._chunks)))
+        w.pushed = False
+        w.stale[:] = True
 
     def close(self) -> None:
         """Release the stepping threads and the data; a second call does nothing."""

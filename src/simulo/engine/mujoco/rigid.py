@@ -200,8 +200,9 @@ class MuJoCoRigidBatch:
 
     def apply_force(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
         """For the coming step, push the copies of ``env_ids`` at their centres of mass (world frame)."""
+        self._worlds.pushed = True
         for k, i in enumerate(env_ids):
-            xfrc = self._worlds.datas[i].xfrc_applied
+            xfrc = self._worlds.xfrc[i]
             xfrc[self.body_id, :3] += forces[k]
             xfrc[self.body_id, 3:] += torques[k]
 
@@ -223,10 +224,11 @@ class MuJoCoRigidBatch:
     def hold(self, env: int) -> None:
         """Keep a copy switched off in place for the coming step: its weight is cancelled, its velocity zero."""
         if not self._enabled[env] and self.qadr >= 0:
-            m, d = self._worlds.models[env], self._worlds.datas[env]
-            d.qvel[self.dofadr:self.dofadr + 6] = 0.0
-            d.xfrc_applied[self.body_id, :3] = -m.body_mass[self.body_id] * m.opt.gravity
-            d.xfrc_applied[self.body_id, 3:] = 0.0
+            m, xfrc = self._worlds.models[env], self._worlds.xfrc[env]
+            self._worlds.qvel[env][self.dofadr:self.dofadr + 6] = 0.0
+            xfrc[self.body_id, :3] = -m.body_mass[self.body_id] * m.opt.gravity
+            xfrc[self.body_id, 3:] = 0.0
+            self._worlds.pushed = True
 
     @property
     def any_disabled(self) -> bool:

@@ -7,7 +7,9 @@ name and the model edits made so far are replayed, so the order of spawning and 
 the scene is built. After the first step the scene is final.
 
 Environments never share an ``MjData``, so a step of one is independent of the others, and of how they are
-grouped into worlds or threads: the same commands give the same bytes.
+grouped into worlds or threads: the same commands give the same bytes. The arrays a step writes and reads in
+every environment (``qpos``, ``qvel``, ``qfrc_applied``, ``xfrc_applied``) are kept as numpy views, taken once per
+compile: each attribute read of an ``MjData`` makes a new array object.
 """
 
 from __future__ import annotations
@@ -55,6 +57,12 @@ class Worlds:
         self._edits: list[tuple[list[int] | None, AllEdit | EnvEdit]] | None = []
         #: whether each environment's kinematics (body poses, velocities) are stale after a step or a write
         self.stale = np.ones(num_envs, dtype=bool)
+        #: whether any ``xfrc_applied`` was written since the last step (a step clears them all then)
+        self.pushed = False
+        self.qpos: list[np.ndarray] = []
+        self.qvel: list[np.ndarray] = []
+        self.qfrc: list[np.ndarray] = []
+        self.xfrc: list[np.ndarray] = []
         self.recompile()
 
     @property
@@ -89,6 +97,8 @@ class Worlds:
         self.models = [model] * self.num_envs
         self._owned[:] = False
         self.datas = [mujoco.MjData(model) for _ in range(self.num_envs)]
+        self.qpos, self.qvel = [d.qpos for d in self.datas], [d.qvel for d in self.datas]
+        self.qfrc, self.xfrc = [d.qfrc_applied for d in self.datas], [d.xfrc_applied for d in self.datas]
         if old_model is not None:
             self._carry_state(old_model, old_datas)
         for batch in self._bound:
