@@ -1,8 +1,8 @@
-"""``simulo export POLICY --format onnx|torchscript``: a file that runs without simulo acts as the checkpoint does."""
+"""``simulo export POLICY --format torchscript`` or ``-o FILE.onnx``: a file that runs without simulo acts as the
+checkpoint does."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,12 +14,11 @@ import pytest
 import simulo
 from simulo.cli.main import main as simulo_main
 from simulo.platform import policy_registry
-from simulo.platform.training_policy import finish
+from tests.platform.policy_runs import train_balance
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.load` is deprecated:DeprecationWarning")
 
-APP = Path(__file__).parents[1] / "platform" / "fixtures" / "policy_app" / "app.py"
 OBS = [[0.1, 0.0, 0.0, 0.0], [-0.3, 1.0, 0.5, -0.2], [0.05, -2.0, -1.0, 0.4]]
 
 # Runs in a fresh interpreter: only onnxruntime or torch, never simulo.
@@ -42,18 +41,7 @@ print(json.dumps(actions.tolist()))
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A runs folder holding one registered training run of the fixture app (trained in this process)."""
     runs = tmp_path_factory.mktemp("runs")
-    spec = importlib.util.spec_from_file_location("policy_fixture_app", APP)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    run = runs / "balance" / "train" / "0001"
-    env = simulo.LearningEnv(module.Balance(), num_envs=4, seed=1)
-    trainer = simulo.RLTrainer(env, seed=0, device="cpu", progress=False, checkpoint_dir=run / "checkpoints",
-                               agent_cfg={"rollouts": 8, "mini_batches": 2, "learning_epochs": 1})
-    trainer.train(2)
-    trainer.close()
-    env.close()
-    finish(policy_registry.register(run, "balance", "train"), "completed")
+    train_balance(runs)
     return runs
 
 
@@ -86,11 +74,13 @@ def test_exported_file_gives_the_checkpoints_deterministic_actions(
         pytest.importorskip("onnx")
         pytest.importorskip("onnxruntime")
     reference = f"{policy_id(root)}:{kind}"
-    code, out, err = export(capsys, root, reference, "--format", fmt, "-o", str(tmp_path) + "/", "--json")
+    # -o FILE.onnx: the bare model (without it, ONNX is the SDK's bundle: tests/platform/test_export_bundle.py)
+    output = str(tmp_path / "model.onnx") if fmt == "onnx" else str(tmp_path) + "/"
+    code, out, err = export(capsys, root, reference, "--format", fmt, "-o", output, "--json")
     assert code == 0, err
     written = json.loads(out)
-    suffix = ".onnx" if fmt == "onnx" else ".ts"
-    assert written["output"] == str(tmp_path / f"{policy_id(root)}-{kind}{suffix}")
+    target = tmp_path / "model.onnx" if fmt == "onnx" else tmp_path / f"{policy_id(root)}-{kind}.ts"
+    assert written["output"] == str(target)
     assert (written["checkpoint"], written["observation_dim"], written["action_dim"]) == (reference, 4, 1)
     np.testing.assert_allclose(run_outside(fmt, written["output"]), checkpoint_actions(root, reference),
                                atol=1e-5)

@@ -1,26 +1,32 @@
-"""``simulo export POLICY[:best|:latest] [--format onnx|torchscript] [-o PATH] [--json]``: a portable policy file.
+"""``simulo export POLICY[:best|:latest] [--format onnx|torchscript] [-o PATH] [--json] [--no-download]``.
 
-Writes the policy's deterministic actor as a file that runs without simulo-local (and without skrl):
-ONNX (the default, as the SDK's) for ``onnxruntime.InferenceSession(path)``, or TorchScript for
-``torch.jit.load(path)``. Input ``obs`` ``(batch, observation_dim)`` float32 (the raw policy inputs: the
-state standardisation is folded in), output ``actions`` ``(batch, action_dim)``, the deterministic
-(mean) action clipped as training clipped it. See :func:`simulo.rl.training.export.export_checkpoint`.
+ONNX (the default, as the SDK's) writes the SDK's ONNX policy bundle: the folder ``<app>-policy-<kind>``
+(``balance-policy-best``) in ``-o DIR`` (default: the current folder), holding ``model.onnx``, ``manifest.json``,
+the observation and action schemas, ``normalization.json``, golden test vectors, ``verify.py`` (onnxruntime and
+numpy only), ``requirements.txt``, ``README.md`` and the source checkpoint ``model.pt``. The export is checked
+first: 100 golden inputs through the policy and through the ONNX graph must agree within the manifest's tolerance,
+or nothing is written (see :mod:`simulo.platform.export_bundle`). ``--no-download`` (the SDK's flag) converts and
+checks without writing the bundle.
+
+``-o FILE.onnx`` writes the bare ONNX model instead, and ``--format torchscript`` a TorchScript file
+(``./<policy_id>-<kind>.ts`` by default, or ``-o`` a file or folder): the policy's deterministic actor for
+``onnxruntime`` / ``torch.jit.load``, input ``obs`` ``(batch, observation_dim)`` float32 (raw policy inputs: the
+state standardisation folded in), output ``actions`` ``(batch, action_dim)`` clipped as training clipped them
+(see :func:`simulo.rl.training.export.export_checkpoint`).
 
 ``POLICY`` is a policy ID (``policy_x:best``, ``policy_x:latest``; ``policy_x`` means ``:best``),
 ``latest[:best|:latest]`` (the newest policy under the runs folder), a run folder or a ``.pt`` checkpoint.
 The runs folder is ``--runs-dir DIR``, else ``$SIMULO_RUNS_DIR``, else ``./runs``.
 
-``-o PATH``: the file to write, or a folder to write it into; the default is
-``./<policy_id>-<kind>.onnx`` (``.ts`` for TorchScript).
-
-Exit status: 0 written, 1 the policy or checkpoint cannot be found or exported (a missing dependency
-included), 2 usage error (one line).
+Exit status: 0 written, 1 the policy or checkpoint cannot be found or exported (a missing dependency and a
+failed equivalence check included), 2 usage error (one line).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from simulo.errors import MissingDependencyError, SimuloValueError
@@ -32,14 +38,17 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 FORMATS = {"onnx": ".onnx", "torchscript": ".ts"}
 
 USAGE = """\
-usage: simulo export POLICY[:best|:latest] [--format onnx|torchscript] [-o PATH] [--json] [--runs-dir DIR]
+usage: simulo export POLICY[:best|:latest] [--format onnx|torchscript] [-o PATH] [--json] [--no-download]
+                     [--runs-dir DIR]
 
-Export a policy checkpoint as a file that runs without simulo-local.
+Export a policy checkpoint to run without simulo-local: ONNX as the SDK's bundle, or a TorchScript file.
 
   POLICY          a policy ID (policy_x:best, policy_x:latest), latest[:KIND], a run folder or a .pt file
-  --format FMT    onnx (default; onnxruntime) or torchscript (torch.jit.load)
-  -o PATH         the file to write, or a folder for it (default ./POLICY_ID-KIND.onnx or .ts)
+  --format FMT    onnx (default: the SDK's ONNX bundle folder APP-policy-KIND) or torchscript (torch.jit.load)
+  -o PATH         onnx: the folder the bundle goes in (default .), or FILE.onnx for the bare model;
+                  torchscript: the file, or a folder for it (default ./POLICY_ID-KIND.ts)
   --json          print what was written as JSON
+  --no-download   onnx: convert and check the export without writing the bundle
   --runs-dir DIR  the runs folder (default: $SIMULO_RUNS_DIR, else ./runs)
 
 Exit status: 0 written, 1 not found or not exportable, 2 usage error."""
@@ -49,9 +58,24 @@ class _Usage(Exception):
     """A usage error: one line, exit 2."""
 
 
-def _parse(argv: list[str]) -> tuple[str, str, str | None, bool, str | None]:
+@dataclass(frozen=True)
+class _Args:
+    reference: str
+    fmt: str
+    output: str | None
+    as_json: bool
+    runs_dir: str | None
+    no_download: bool
+
+    @property
+    def bundle(self) -> bool:
+        """Whether the export is the SDK's ONNX bundle (ONNX without ``-o FILE.onnx``)."""
+        return self.fmt == "onnx" and not (self.output or "").lower().endswith(".onnx")
+
+
+def _parse(argv: list[str]) -> _Args:
     reference: str | None = None
-    fmt, output, runs_dir, as_json = "onnx", None, None, False
+    fmt, output, runs_dir, as_json, no_download = "onnx", None, None, False, False
     i = 0
     while i < len(argv):
         token = argv[i]
@@ -72,6 +96,8 @@ def _parse(argv: list[str]) -> tuple[str, str, str | None, bool, str | None]:
                 output = value
         elif token == "--json":
             as_json = True
+        elif token == "--no-download":
+            no_download = True
         elif token.startswith("-"):
             raise _Usage(f"unknown option {token!r}")
         elif reference is None:
@@ -83,7 +109,10 @@ def _parse(argv: list[str]) -> tuple[str, str, str | None, bool, str | None]:
         raise _Usage("name the policy to export, such as policy_quiet-cedar-7k3m4q:best")
     if fmt not in FORMATS:
         raise _Usage(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    return reference, fmt, output, as_json, runs_dir
+    args = _Args(reference, fmt, output, as_json, runs_dir, no_download)
+    if no_download and not args.bundle:
+        raise _Usage("--no-download goes with the ONNX bundle (not --format torchscript or -o FILE.onnx)")
+    return args
 
 
 def resolve(reference: str, root: Path) -> PolicyCheckpoint:
@@ -118,28 +147,61 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         return EXIT_OK
     try:
-        reference, fmt, output, as_json, runs_dir = _parse(argv)
-        if policy_registry.looks_like_id(reference):
-            policy_registry.check_policy_id(split_reference(policy_registry.normalize(reference))[0])
+        args = _parse(argv)
+        if policy_registry.looks_like_id(args.reference):
+            policy_registry.check_policy_id(split_reference(policy_registry.normalize(args.reference))[0])
     except (_Usage, SimuloValueError) as exc:
         print(f"simulo export: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        checkpoint = resolve(reference, runs_root(runs_dir))
-        destination = _destination(checkpoint, fmt, output)
+        checkpoint = resolve(args.reference, runs_root(args.runs_dir))
+        if args.bundle:
+            return _bundle(checkpoint, args)
+        destination = _destination(checkpoint, args.fmt, args.output)
         from simulo.rl.training.export import describe_inputs, export_checkpoint  # noqa: PLC0415 - torch-heavy
 
-        written = Path(export_checkpoint(checkpoint.path, destination, fmt))
+        written = Path(export_checkpoint(checkpoint.path, destination, args.fmt))
         inputs = describe_inputs(checkpoint.path)
     except (SimuloValueError, MissingDependencyError) as exc:
         print(f"simulo export: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    if as_json:
+    if args.as_json:
         print(json.dumps({"checkpoint": checkpoint.checkpoint, "policy_id": checkpoint.policy_id,
-                          "kind": checkpoint.kind, "iteration": checkpoint.iteration, "format": fmt,
+                          "kind": checkpoint.kind, "iteration": checkpoint.iteration, "format": args.fmt,
                           "source": str(checkpoint.path), "output": str(written.resolve()),
                           "observation_dim": checkpoint.obs_dim, "action_dim": checkpoint.act_dim}, indent=2))
         return EXIT_OK
-    print(f"Exported {checkpoint.checkpoint} (iteration {checkpoint.iteration}) as {fmt}: {written}")
+    print(f"Exported {checkpoint.checkpoint} (iteration {checkpoint.iteration}) as {args.fmt}: {written}")
     print(f"  {inputs} -> output 'actions' (batch, {checkpoint.act_dim})")
+    return EXIT_OK
+
+
+def _bundle(checkpoint: PolicyCheckpoint, args: _Args) -> int:
+    """Write (or with ``--no-download`` only check) the SDK's ONNX bundle; print as the SDK's ``simulo export``."""
+    from simulo.platform.export_bundle import export_bundle  # noqa: PLC0415 - torch-heavy
+
+    out_dir = Path(args.output) if args.output else Path.cwd()
+    bundle = export_bundle(checkpoint, out_dir, write=not args.no_download)
+    validation = bundle.validation
+    if args.as_json:
+        record = {"format": "onnx", "checkpoint": checkpoint.checkpoint, "policy_id": checkpoint.policy_id,
+                  "kind": checkpoint.kind, "iteration": checkpoint.iteration, "source": str(checkpoint.path),
+                  "status": "completed", "validation": validation}
+        folder = None if bundle.folder is None else str(bundle.folder.resolve())
+        print(json.dumps({"export": record, "verdict": validation["verdict"], "bundle_dir": folder}, indent=2))
+        return EXIT_OK
+    print(f"Exported {checkpoint.checkpoint} (iteration {checkpoint.iteration}) as an ONNX bundle "
+          f"({bundle.manifest['schema_version']})")
+    print(f"Export validation: PASSED ({validation['vectors_passed']} of {validation['vectors_compared']} golden "
+          f"vectors, maximum action difference {validation['max_absolute_difference']:.2e}, tolerance "
+          f"{validation['absolute_tolerance']:.0e})")
+    if bundle.folder is None:
+        print("Export completed. Nothing written (--no-download).")
+        return EXIT_OK
+    print("ONNX bundle written:")
+    print(f"  {bundle.folder}")
+    print("Verify it on this machine:")
+    print(f"  cd {bundle.folder}")
+    print("  python -m pip install -r requirements.txt")
+    print("  python verify.py")
     return EXIT_OK
