@@ -37,6 +37,7 @@ from simulo.rl.training.encoders import (
     unpack_image,
 )
 from simulo.rl.training.networks import DeterministicActor, build_mlp
+from simulo.rl.training.ppo import LeanPPO, use_foreach
 
 ACTION_LIMIT = 1.0
 """Actions sent to the environment (and the deterministic actor's) are clipped to ``±ACTION_LIMIT``."""
@@ -258,7 +259,7 @@ def build_agent(cfg: Mapping[str, Any], layout: Layout, networks: Networks, num_
     full["experiment"] = experiment
     models = {"policy": _Policy(layout, networks, device), "value": _Value(layout, networks, device)}
     memory = RandomMemory(memory_size=int(full["rollouts"]), num_envs=num_envs, device=device)
-    agent = PPO(models=models, memory=memory, observation_space=layout.state_dim, action_space=layout.action_dim,
+    agent = LeanPPO(models=models, memory=memory, observation_space=layout.state_dim, action_space=layout.action_dim,
                 device=device, cfg=full)
     agent.init(trainer_cfg={"timesteps": 0})
     return agent
@@ -317,3 +318,5 @@ def load_agent_state(agent: PPO, state: Mapping[str, Any]) -> None:
     for name, module in agent.checkpoint_modules.items():
         if hasattr(module, "load_state_dict"):
             module.load_state_dict(state[name])
+    if isinstance(agent, LeanPPO):
+        use_foreach(agent)  # a checkpoint's optimiser groups carry the setting they were saved with

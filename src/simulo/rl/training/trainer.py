@@ -28,18 +28,11 @@ from simulo._checks import is_int
 from simulo._sdk_protocols import TrainerBase
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
-from simulo.rl.training.checkpoints import (
-    BEST,
-    LATEST,
-    new_local_dir,
-    read_checkpoint,
-    resolve_location,
-    task_fields,
-    write_checkpoint,
-)
+from simulo.rl.training.checkpoints import BEST, LATEST, new_local_dir, resolve_location
 from simulo.rl.training.config import check_agent_cfg, check_trainer_options, describe_cfg
 from simulo.rl.training.deps import require_skrl, require_torch
 from simulo.rl.training.progress import Progress
+from simulo.rl.training.trainer_checkpoints import REWARD_WINDOW, TrainerCheckpoints
 from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
 if TYPE_CHECKING:
@@ -48,13 +41,11 @@ if TYPE_CHECKING:
     from simulo.rl.training.actors import ImageActor
     from simulo.rl.training.networks import DeterministicActor
 
-REWARD_WINDOW = 100
-"""The reward of an iteration is the mean return of the last ``REWARD_WINDOW`` finished episodes."""
 CHECKPOINT_EVERY = 50
 """Iterations between ``latest.pt`` writes when ``train(checkpoint_every=None)`` (the SDK's default)."""
 
 
-class RLTrainer(TrainerBase):
+class RLTrainer(TrainerCheckpoints, TrainerBase):
     """Train a Gaussian policy on a batched environment with skrl's PPO.
 
     Args:
@@ -305,71 +296,6 @@ class RLTrainer(TrainerBase):
 
         return export_actor(self._actor(), path)
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the full trainer state (skrl's modules, optimiser, preprocessors, counters) to ``path``."""
-        from simulo.rl.training.agent import agent_state, deterministic_actor  # noqa: PLC0415
-
-        actor = deterministic_actor(self._agent, self._source.layout, self._networks)
-        schema = self._source.schema
-        write_checkpoint(path, {
-            "algorithm": self.algorithm,
-            "framework": "skrl",
-            "agent_cfg": self.agent_cfg,
-            "observation_dim": self.observation_dim,
-            "action_dim": self.action_dim,
-            "state_dim": self._source.layout.state_dim,
-            "policy_input_schema": None if schema is None else schema.to_dict(),
-            **self._source.metadata(self._networks),
-            "seed": self.seed,
-            "iteration": self.iteration,
-            "env_steps": self.env_steps,
-            "best_reward": self.best_reward,
-            "best_iteration": self.best_iteration,
-            "reward_history": list(self.reward_history),
-            "reward_window": list(self._window),
-            "rng_state": self._rng_state.clone(),
-            "agent": agent_state(self._agent),
-            "actor": None if actor is None else actor.spec(),
-            **task_fields(self.env),
-        })
-
-    def load(self, path: str | os.PathLike[str]) -> None:
-        """Restore the state written by :meth:`save` (this trainer's ``agent_cfg`` stays in use).
-
-        Nothing changes unless the whole checkpoint loads.
-
-        Raises:
-            SimuloValueError: The file is not a checkpoint, or it was trained for other input or action sizes.
-        """
-        from simulo.rl.training.agent import agent_state, load_agent_state  # noqa: PLC0415
-
-        payload = read_checkpoint(path, map_location=self._device)
-        source = str(path)
-        dims = (payload.get("observation_dim"), payload.get("state_dim"), payload.get("action_dim"))
-        mine = (self.observation_dim, self._source.layout.state_dim, self.action_dim)
-        if dims != mine:
-            raise SimuloValueError(f"checkpoint {source!r} is for (policy inputs, states, actions) = {dims}; "
-                                   f"this trainer has {mine}")
-        try:
-            counters = (int(payload["iteration"]), int(payload["env_steps"]),
-                        [None if r is None else float(r) for r in payload["reward_history"]],
-                        [float(r) for r in payload["reward_window"]])
-            best = (_optional_float(payload["best_reward"]), payload["best_iteration"])
-            rng_state = payload["rng_state"].cpu()
-            backup = agent_state(self._agent)
-            try:
-                load_agent_state(self._agent, payload["agent"])
-            except BaseException:
-                load_agent_state(self._agent, backup)
-                raise
-        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
-            raise SimuloValueError(f"checkpoint {source!r} is incomplete or does not fit this trainer: {exc!r}") \
-                from exc
-        self.iteration, self.env_steps, self.reward_history, window = counters
-        self.best_reward, self.best_iteration = best
-        self._rng_state = rng_state
-        self._window = deque(window, maxlen=REWARD_WINDOW)
-
     def close(self) -> None:
         """Release the trainer (TensorBoard writer flushed; the environment stays open: close it yourself)."""
         if self._closed:
@@ -409,17 +335,6 @@ class RLTrainer(TrainerBase):
         if self._closed:
             raise SimuloError("this RLTrainer is closed: create a new one to train again")
 
-    def _periodic_save(self, keep_last: int | None) -> None:
-        self.save(self._directory / LATEST)
-        if keep_last is None:
-            return
-        numbered = self._directory / f"model_{self.iteration:06d}.pt"
-        self.save(numbered)
-        if numbered not in self._numbered:
-            self._numbered.append(numbered)
-        while len(self._numbered) > keep_last:
-            self._numbered.pop(0).unlink(missing_ok=True)
-
     def _iteration(self, last_iteration: int) -> None:
         import torch  # noqa: PLC0415 - available: checked in __init__
 
@@ -454,8 +369,4 @@ class RLTrainer(TrainerBase):
 def _default_log_dir(checkpoints: Path) -> Path:
     """``RUN/tensorboard`` for a job run's ``RUN/checkpoints``, else ``<checkpoint dir>/tensorboard``."""
     return (checkpoints.parent if checkpoints.name == "checkpoints" else checkpoints) / "tensorboard"
-
-
-def _optional_float(value: Any) -> float | None:
-    return None if value is None else float(value)
 
