@@ -251,16 +251,22 @@ class PickPlaceCell:
         elif seconds <= 0:
             return
         n = step_count(seconds, DT)
-        start = self.target.copy()
-        peak = np.zeros(self.num_envs)
-        for k in range(1, n + 1):
-            s = smoothstep(k / n)
-            point = (1 - s) * start + s * goals
-            self._command(point, yaws)
-            self.advance(1)
-            np.maximum(peak, np.linalg.norm(self.tcp() - point, axis=1), out=peak)
+        # every step's point at once: the seed's (1 - s) * start + s * goal, element for element
+        s = np.array([smoothstep(k / n) for k in range(1, n + 1)])[:, None, None]
+        points = (1 - s) * self.target + s * goals
+        reached = np.empty_like(points)  # the tcp after each step, world frame
+        if self.options.ik == "closed-form":  # the targets depend on the path only: solved before the steps
+            for k, q in enumerate(self.control.path_targets(points, yaws)):
+                self.robot.set_joint_position_target(q, joint_ids=self.arm_ids)
+                self.advance(1)
+                reached[k] = self.robot.get_body_pose(TCP_BODY)[:, :3]
+        else:
+            for k in range(n):
+                self._command(points[k], yaws)
+                self.advance(1)
+                reached[k] = self.robot.get_body_pose(TCP_BODY)[:, :3]
         self.target, self.yaw = goals, yaws
-        self.tracking_mm[name] = peak * 1000
+        self.tracking_mm[name] = np.linalg.norm(reached - self.origins - points, axis=2).max(axis=0) * 1000
         self.hold(self.settle_steps(SETTLE_MOVE))
 
     def grip(self, opening: float, force: float) -> None:

@@ -79,15 +79,28 @@ class ArmControl:
         The numeric solver adds one DLS step to the measured joint positions.
         """
         if self.options.ik == "closed-form":
-            rows = []
-            # per environment in Python floats (the same IEEE arithmetic): numpy's per-call cost dominates here
-            for (x, y, z), grasp_yaw, last in zip(points.tolist(), yaw.tolist(), self.roll.tolist()):
-                row = list(solve_ik(x, y, z, grasp_yaw))
-                turns = round((last - row[4]) / QUARTER_TURN)  # half to even, as np.round
+            return self.path_targets(points[None], yaw)[0]
+        return np.asarray(self.robot.state.joint_positions)[:, self.arm_ids] + self._dls(points, yaw)
+
+    def path_targets(self, points: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+        """The closed-form targets (K, N, 5) of ``K`` consecutive steps at tcp ``points`` (K, N, 3), ``yaw`` (N,).
+
+        The same numbers as :meth:`targets` called step after step (the closed-form solution depends only on
+        the point and the last roll, not on the physics), solved in one pass before the steps are taken.
+        """
+        count, num = points.shape[0], points.shape[1]
+        rolls = self.roll.tolist()
+        yaws = yaw.tolist()
+        rows: list[list[float]] = []
+        append = rows.append
+        # per point in Python floats (the same IEEE arithmetic): numpy's per-call cost dominates here
+        for step_points in points.tolist():
+            for i, (x, y, z) in enumerate(step_points):
+                row = list(solve_ik(x, y, z, yaws[i]))
+                turns = round((rolls[i] - row[4]) / QUARTER_TURN)  # half to even, as np.round
                 if turns:
                     row[4] += turns * QUARTER_TURN
-                rows.append(row)
-            q = np.array(rows, dtype=np.float64).reshape(len(rows), 5)
-            self.roll = q[:, 4].copy()
-            return q
-        return np.asarray(self.robot.state.joint_positions)[:, self.arm_ids] + self._dls(points, yaw)
+                rolls[i] = row[4]
+                append(row)
+        self.roll = np.array(rolls, dtype=np.float64)
+        return np.array(rows, dtype=np.float64).reshape(count, num, 5)
