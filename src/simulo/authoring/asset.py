@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path
 
-from simulo.authoring.catalog import locate, lookup, parse_ref
+from simulo.authoring.catalog import lookup, parse_ref
 from simulo.authoring.catalog.rename import drop_name_prefix
 from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
 from simulo.authoring.pose import Pose
@@ -85,6 +85,8 @@ def _resolve_catalog(ref: str) -> _Model:
 
 
 def _resolve_organisation(ref: str, app_folder: Path) -> _Model:
+    from simulo.authoring.catalog.organisation import locate  # noqa: PLC0415 (catalog models never search folders)
+
     found = locate(parse_ref(ref), app_folder)
     return _read_urdf(found.entry, found.fixed_base)
 
@@ -297,6 +299,9 @@ class Asset:
             UrdfError: A mesh file changed since the asset was made and is no longer loadable.
             AssetError: A mesh has no folder to be found in, or a file cannot be written.
         """
-        from simulo.authoring.engine_urdf import engine_urdf_path
+        text, source = self.urdf_text, self.source_path
+        if source is not None and "<mesh" not in text and "$" not in text:
+            return source  # no mesh and no substitution: nothing to prepare, the checked file loads as written
+        from simulo.authoring.engine_urdf import engine_urdf_path  # noqa: PLC0415 (only for a file to prepare)
 
-        return engine_urdf_path(self.urdf_text, self.name, self.base_dir, self.source_path)
+        return engine_urdf_path(text, self.name, self.base_dir, source)

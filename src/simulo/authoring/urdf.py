@@ -34,7 +34,6 @@ from simulo.authoring.limits import (
     mass_problem,
 )
 from simulo.authoring.masses import mass_rules
-from simulo.authoring.meshes import check_mesh_file
 from simulo.authoring.packages import resolve_mesh
 from simulo.authoring.urdf_joints import JointChecks
 from simulo.authoring.urdf_model import JOINT_TYPES, JointLimits, UrdfJoint, UrdfMesh, UrdfModel
@@ -194,6 +193,8 @@ class _Checker(JointChecks):
             return
         ascii_stl = False
         if path is not None:
+            from simulo.authoring.meshes import check_mesh_file  # noqa: PLC0415 (hashlib, tempfile: meshes only)
+
             checked = check_mesh_file(path)
             problem = checked.problem
             if problem is None and checked.empty is not None and collision:

@@ -12,7 +12,6 @@ reports each phase as every trial has done it, so a long run is never silent.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -263,6 +262,8 @@ def _single_run(args: argparse.Namespace, options: AppOptions) -> int:
 
 def _emit(as_json: bool, data: dict[str, Any], lines: list[str]) -> None:
     if as_json:
+        import json  # noqa: PLC0415 (only for --json)
+
         print(json.dumps(data, allow_nan=False))
     else:
         for line in lines:
