@@ -7,7 +7,9 @@ work as RLlib's env runners do. Per iteration:
 2. every actor loads them (Ray moves one copy per node, however many actors it runs), steps its share
    of the environments for the whole rollout (``rollouts`` steps), sampling actions and computing
    log-probabilities and values itself, and returns the batch;
-3. the learner fills skrl's memory with the batches in environment order and runs PPO's update.
+3. the learner fills skrl's memory with the batches in environment order and runs PPO's update. With the
+   data-parallel update (:mod:`simulo.rl.training.sharded_update`) it hands every actor its rows' returns
+   and advantages, then per mini-batch puts the weights once more and gathers each shard's gradient.
 
 Two Ray calls per actor and iteration, instead of one round trip per step. Each actor's share is a union
 of whole rollout shards (:attr:`RayLearningEnv.rollout_layout`), each with its own random stream, so
@@ -16,7 +18,10 @@ the batch is the same bytes for any number of actors (:mod:`simulo.rl.training.c
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from simulo.rl.training.collector import (
     IterationCost,
@@ -26,6 +31,7 @@ from simulo.rl.training.collector import (
     Weights,
     weights_nbytes,
 )
+from simulo.rl.training.sharded_update import LossSettings, ShardGradient
 
 if TYPE_CHECKING:
     from simulo.scale.ray_env import RayLearningEnv
@@ -54,7 +60,10 @@ class RayCollector:
         self.weights_bytes = 0
         self.batch_bytes = 0
         self._runner_cost: RunnerCost | None = None
+        self._update_cpu = 0.0
         self.last_cost: IterationCost | None = None
+        self.in_process = False
+        """The runners are Ray actors, never the learner's process."""
 
     @property
     def bytes_moved(self) -> int:
@@ -64,11 +73,14 @@ class RayCollector:
 
     @property
     def runner_cost(self) -> RunnerCost | None:
-        """The actors' cost in the last :meth:`collect`: their CPU seconds summed, the slowest one's wall time."""
-        return self._runner_cost
+        """The actors' cost in the last :meth:`collect` (their CPU seconds summed, the slowest one's wall time)
+        and the gradients computed since."""
+        cost = self._runner_cost
+        return None if cost is None else dataclasses.replace(cost, update_cpu_s=self._update_cpu)
 
     def collect(self, weights: Weights, iteration: int, steps: int) -> RolloutBatch:
         """Broadcast ``weights`` (one ``ray.put``) and gather every actor's rollout, in environment order."""
+        self._update_cpu = 0.0
         ref = self._env.put(weights)
         parts: list[Any] = self._env.call_actors("collect", [(ref, iteration, steps)] * len(self._env.shards),
                                                  f"the rollout of iteration {iteration}")
@@ -76,3 +88,23 @@ class RayCollector:
         self._runner_cost = RunnerCost.combine([cost for _, cost in parts])
         self.weights_bytes, self.batch_bytes = weights_nbytes(weights), batch.nbytes
         return batch
+
+    @property
+    def shard_sizes(self) -> list[int]:
+        """Environments of each rollout shard, in order."""
+        return [s.count for s in self._env.rollout_layout]
+
+    def set_targets(self, targets: dict[str, np.ndarray], settings: LossSettings) -> None:
+        """Hand every actor its environments' ``values``, ``returns`` and ``advantages`` (one call each)."""
+        args = [({k: v[:, g.first:g.stop] for k, v in targets.items()}, settings) for g in self._env.shards]
+        self._env.call_actors("set_targets", args, "handing out the update's targets")
+
+    def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
+        """Every shard's gradient for memory rows ``start .. stop - 1`` (the weights put once), in shard order."""
+        ref = self._env.put(weights)
+        parts: list[list[ShardGradient]] = self._env.call_actors(
+            "gradients", [(ref, start, stop, self._env.num_envs)] * len(self._env.shards),
+            f"the gradients of memory rows {start}..{stop - 1}")
+        out = [g for part in parts for g in part]
+        self._update_cpu += sum(g.cpu_s for g in out)
+        return out

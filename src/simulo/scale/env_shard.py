@@ -3,7 +3,8 @@
 It holds a :class:`~simulo.rl.local_env.LocalEnv` over its environments and serves two kinds of work:
 lock-step requests over a direct TCP channel (:meth:`EnvShard.serve`: one ``step`` per request), and,
 for a trainer's env runners, whole rollouts with a copy of the policy (:meth:`EnvShard.open_runner`,
-:meth:`EnvShard.collect`, called through Ray on a second actor thread).
+:meth:`EnvShard.collect`, called through Ray on a second actor thread) and, for a sharded update, each
+rollout shard's gradients (:meth:`EnvShard.set_targets`, :meth:`EnvShard.gradients`).
 """
 
 from __future__ import annotations
@@ -115,6 +116,14 @@ class EnvShard:
         :class:`~simulo.rl.training.collector.RolloutBatch` and what it cost here (``RunnerCost``)."""
         batch = self.runner.collect(weights, iteration, steps)
         return batch, self.runner.last_cost
+
+    def set_targets(self, targets: dict[str, np.ndarray], settings: Any) -> None:
+        """Keep the update's targets for the shard's rows (:meth:`ShardRunner.set_targets`)."""
+        self.runner.set_targets(targets, settings)
+
+    def gradients(self, weights: Any, start: int, stop: int, num_envs: int) -> list[Any]:
+        """Each rollout shard's gradient for memory rows ``start .. stop - 1`` (:meth:`ShardRunner.gradients`)."""
+        return self.runner.gradients(weights, start, stop, num_envs)
 
     def listen(self, authkey: bytes) -> Any:
         """Open the direct channel's listening socket on this node; returns its address."""

@@ -84,4 +84,9 @@ def _cpu_copy(module: Any) -> Any:
     return twin
 
 
-__all__ = ["PolicyPackage", "Weights", "policy_package", "policy_weights", "weights_nbytes"]
+def apply_preprocessor(preprocessor: Any, x: torch.Tensor, inverse: bool = False) -> torch.Tensor:
+    """``preprocessor(x)`` (its statistics unchanged), or ``x`` when there is none."""
+    return x if preprocessor is None else preprocessor(x, inverse=inverse)
+
+
+__all__ = ["PolicyPackage", "Weights", "apply_preprocessor", "policy_package", "policy_weights", "weights_nbytes"]

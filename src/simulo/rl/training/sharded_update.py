@@ -1,0 +1,252 @@
+"""PPO's update, data-parallel over the rollout shards: each shard's gradient where its rows are, summed in order.
+
+With env runners the learner's update is the serial part of an iteration: the runners wait while one
+process runs every mini-batch. This module spreads the update's forward and backward passes the way
+skrl's distributed mode or RLlib's multi-learner setup do, keeping the bytes independent of the number
+of runners. Each mini-batch's losses are cut by rollout shard: a shard's share is the sum over its own
+rows divided by the mini-batch's size, so the shards' gradients add up to the mini-batch's. The runner
+that holds a shard's rows (it collected them) computes that gradient with the learner's current weights
+(:func:`shard_gradient`); the learner adds the shards' gradients in shard order, clips their norm and
+steps the optimiser (:func:`sharded_update`). Per mini-batch that is one call per runner with the
+weights out and one gradient back per shard.
+
+What stays on the learner, as in skrl 1.4.3's ``PPO._update``: the last values, GAE, the returns and the
+normalised advantages over the whole batch, the value preprocessor's and (in the first epoch, per
+mini-batch) the state preprocessor's statistics, the KL early stop, the optimiser step with gradient
+clipping and the KL-adaptive learning rate. The mini-batches are skrl's (``sample_all``: consecutive
+ranges of the memory, the same in every epoch). The losses are the same functions as skrl's; only their
+rounding differs (sums over shards instead of one mean), so a trained policy matches skrl's to float
+precision and matches itself bit for bit for any number of runners.
+
+It pays only when a shard's rows per mini-batch outweigh a forward and backward pass's fixed cost
+(:data:`MIN_ROWS`): :func:`use_sharded_update` decides from the shard layout and ``agent_cfg`` alone, never
+from the number of runners. ``SIMULO_SHARDED_UPDATE=on|off`` overrides it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+from skrl.resources.schedulers.torch import KLAdaptiveLR
+
+from simulo.errors import SimuloValueError
+from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor, policy_weights
+
+MIN_ROWS = 512
+"""Rows of the smallest shard in one mini-batch from which the update is sharded. Measured on the cartpole
+sample's 64x64 networks (one thread): a mini-batch step costs about 3 ms plus 3.3 us a row on the learner,
+a shard's forward and backward pass about 1.9 ms plus 3.3 us a row; with 8 shards on 2 runners the
+sharded step wins above about 500 rows a shard."""
+ENV_SHARDED_UPDATE = "SIMULO_SHARDED_UPDATE"
+"""``on`` or ``off`` forces the choice (``auto``, the default, applies :data:`MIN_ROWS`)."""
+
+
+@dataclass(frozen=True)
+class LossSettings:
+    """The PPO loss's constants (skrl's ``agent_cfg``), sent to the runners once per iteration.
+
+    Attributes:
+        ratio_clip: ``ratio_clip``.
+        value_clip: ``value_clip``.
+        clip_predicted_values: ``clip_predicted_values``.
+        value_loss_scale: ``value_loss_scale``.
+        entropy_loss_scale: ``entropy_loss_scale`` (0: no entropy term).
+    """
+
+    ratio_clip: float
+    value_clip: float
+    clip_predicted_values: bool
+    value_loss_scale: float
+    entropy_loss_scale: float
+
+    @staticmethod
+    def of(agent: Any) -> LossSettings:
+        """The settings of skrl's PPO ``agent``."""
+        return LossSettings(float(agent._ratio_clip), float(agent._value_clip), bool(agent._clip_predicted_values),
+                            float(agent._value_loss_scale), float(agent._entropy_loss_scale or 0.0))
+
+
+@dataclass(frozen=True)
+class ShardGradient:
+    """One shard's share of a mini-batch step.
+
+    Attributes:
+        grads: The gradient of the shard's share of the loss, one tensor per parameter of the policy and
+            then the value model (in ``parameters()`` order).
+        kl_sum: The approximate KL divergence summed over the shard's rows (0-d).
+        losses: The shard's shares of the policy, value and entropy losses (0-d each).
+        cpu_s: CPU seconds the runner spent on it.
+    """
+
+    grads: tuple[torch.Tensor, ...]
+    kl_sum: torch.Tensor
+    losses: tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+    cpu_s: float = 0.0
+
+
+class GradientSource(Protocol):
+    """Whoever holds the rollout shards' rows: computes their gradients for the learner."""
+
+    def set_targets(self, targets: dict[str, np.ndarray], settings: LossSettings) -> None:
+        """Hand out the iteration's ``values``, ``returns`` and ``advantages`` (``(T, num_envs, 1)`` each)."""
+        ...
+
+    def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
+        """Every shard's gradient for the memory rows ``start .. stop - 1``, in shard order."""
+        ...
+
+
+def use_sharded_update(agent: Any, shard_sizes: Sequence[int]) -> bool:
+    """Whether :func:`sharded_update` replaces skrl's update for env runners with these rollout shards."""
+    choice = os.environ.get(ENV_SHARDED_UPDATE, "auto").strip().lower()
+    if choice not in ("auto", "on", "off"):
+        raise SimuloValueError(f"{ENV_SHARDED_UPDATE}={choice!r}: expected on, off or auto")
+    supported = agent.policy is not agent.value and not agent._mixed_precision
+    if choice != "auto" or not supported:
+        return supported and choice == "on"
+    return min(shard_sizes) * agent._rollouts // agent._mini_batches >= MIN_ROWS
+
+
+def shard_rows(block: dict[str, torch.Tensor], first_env: int, num_envs: int, start: int,
+               stop: int) -> dict[str, torch.Tensor]:
+    """The rows of one shard (``block``: ``(T, count, ...)`` tensors of global environments ``first_env ..``)
+    that fall in memory rows ``start .. stop - 1`` (skrl's flat index ``t * num_envs + env``), in that order."""
+    steps, count = next(iter(block.values())).shape[:2]
+    flat = torch.arange(steps).view(-1, 1) * num_envs + (first_env + torch.arange(count)).view(1, -1)
+    mask = (flat >= start) & (flat < stop)
+    return {name: tensor[mask] for name, tensor in block.items()}
+
+
+def shard_gradient(package: PolicyPackage, settings: LossSettings, rows: dict[str, torch.Tensor],
+                   batch_rows: int) -> ShardGradient:
+    """The gradient of one shard's share of a mini-batch's PPO loss (skrl's losses, summed over ``rows``
+    and divided by the mini-batch's ``batch_rows``), with ``package``'s current weights."""
+    cpu = time.process_time()
+    policy, value = package.policy, package.value
+    with torch.enable_grad():
+        x = apply_preprocessor(package.state_preprocessor, rows["states"])
+        _, log_prob, _ = policy.act({"states": x, "taken_actions": rows["actions"]}, role="policy")
+        log_ratio = log_prob - rows["log_prob"]
+        kl_sum = ((torch.exp(log_ratio) - 1) - log_ratio).detach().sum()
+        ratio = torch.exp(log_ratio)
+        advantages = rows["advantages"]
+        clipped = torch.clip(ratio, 1.0 - settings.ratio_clip, 1.0 + settings.ratio_clip)
+        policy_loss = -torch.min(advantages * ratio, advantages * clipped).sum() / batch_rows
+        entropy_loss = torch.zeros(())
+        if settings.entropy_loss_scale:
+            entropy = policy.get_entropy(role="policy")
+            entropy_loss = -settings.entropy_loss_scale * entropy.sum() / (batch_rows * entropy.shape[-1])
+        predicted, _, _ = value.act({"states": x}, role="value")
+        if settings.clip_predicted_values:
+            predicted = rows["values"] + torch.clip(predicted - rows["values"], -settings.value_clip,
+                                                    settings.value_clip)
+        value_loss = settings.value_loss_scale * (rows["returns"] - predicted).square().sum() / batch_rows
+        params = [*policy.parameters(), *value.parameters()]
+        grads = torch.autograd.grad(policy_loss + entropy_loss + value_loss, params, allow_unused=True)
+    return ShardGradient(tuple(torch.zeros_like(p) if g is None else g for p, g in zip(params, grads, strict=True)),
+                         kl_sum, (policy_loss.detach(), value_loss.detach(), entropy_loss.detach()),
+                         time.process_time() - cpu)
+
+
+def sharded_update(agent: Any, source: GradientSource) -> None:
+    """skrl's ``PPO._update`` with every mini-batch's gradient summed over the rollout shards in ``source``."""
+    memory = agent.memory
+    with torch.no_grad():
+        agent.value.train(False)
+        last, _, _ = agent.value.act({"states": agent._state_preprocessor(agent._current_next_states.float())},
+                                     role="value")
+        agent.value.train(True)
+        last = agent._value_preprocessor(last, inverse=True)
+        values = memory.get_tensor_by_name("values")
+        dones = memory.get_tensor_by_name("terminated") | memory.get_tensor_by_name("truncated")
+        returns, advantages = _gae(memory.get_tensor_by_name("rewards"), dones, values, last,
+                                   agent._discount_factor, agent._lambda)
+        memory.set_tensor_by_name("values", agent._value_preprocessor(values, train=True))
+        memory.set_tensor_by_name("returns", agent._value_preprocessor(returns, train=True))
+        memory.set_tensor_by_name("advantages", advantages)
+    source.set_targets({name: memory.get_tensor_by_name(name).cpu().numpy()
+                        for name in ("values", "returns", "advantages")}, LossSettings.of(agent))
+    states = memory.get_tensor_by_name("states", keepdim=False)
+    size = memory.memory_size * memory.num_envs // agent._mini_batches
+    params = [*agent.policy.parameters(), *agent.value.parameters()]
+    totals = [0.0, 0.0, 0.0]  # policy, value, entropy losses
+    for epoch in range(agent._learning_epochs):
+        kls = []
+        for k in range(agent._mini_batches):
+            start, stop = size * k, size * (k + 1)
+            if epoch == 0:
+                with torch.no_grad():
+                    agent._state_preprocessor(states[start:stop], train=True)  # its statistics, as skrl's
+            parts = source.gradients(policy_weights(agent), start, stop)
+            kl = _in_order([p.kl_sum for p in parts]) / size
+            kls.append(kl)
+            if agent._kl_threshold and kl > agent._kl_threshold:
+                break
+            agent.optimizer.zero_grad()
+            for i, param in enumerate(params):
+                param.grad = _in_order([p.grads[i] for p in parts]).to(param.device)
+            if agent._grad_norm_clip > 0:
+                torch.nn.utils.clip_grad_norm_(itertools.chain(agent.policy.parameters(), agent.value.parameters()),
+                                               agent._grad_norm_clip)
+            agent.optimizer.step()
+            for j in range(3):
+                totals[j] += float(_in_order([p.losses[j] for p in parts]))
+        if agent._learning_rate_scheduler:
+            if isinstance(agent.scheduler, KLAdaptiveLR):
+                agent.scheduler.step(torch.tensor(kls).mean().item())
+            else:
+                agent.scheduler.step()
+    steps = agent._learning_epochs * agent._mini_batches
+    agent.track_data("Loss / Policy loss", totals[0] / steps)
+    agent.track_data("Loss / Value loss", totals[1] / steps)
+    if agent._entropy_loss_scale:
+        agent.track_data("Loss / Entropy loss", totals[2] / steps)
+    agent.track_data("Policy / Standard deviation", _stddev(agent, states[:1]))
+    if agent._learning_rate_scheduler:
+        agent.track_data("Learning / Learning rate", agent.scheduler.get_last_lr()[0])
+
+
+def _stddev(agent: Any, states: torch.Tensor) -> float:
+    """The policy's mean standard deviation at ``states`` (skrl tracks the last mini-batch's; the learner's own
+    policy has not acted here, so it acts once, outside the training streams)."""
+    outer = torch.get_rng_state()
+    try:
+        with torch.no_grad():
+            agent.policy.act({"states": agent._state_preprocessor(states)}, role="policy")
+        return float(agent.policy.distribution(role="policy").stddev.mean().item())
+    finally:
+        torch.set_rng_state(outer)
+
+
+def _in_order(parts: Sequence[torch.Tensor]) -> torch.Tensor:
+    """The sum of ``parts`` added one after another, in order (the same bytes however they were computed)."""
+    total = parts[0].clone()
+    for part in parts[1:]:
+        total += part
+    return total
+
+
+def _gae(rewards: torch.Tensor, dones: torch.Tensor, values: torch.Tensor, last_values: torch.Tensor,
+         discount: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Returns and normalised advantages, as skrl's PPO computes them (the same operations in the same order)."""
+    advantage: Any = 0
+    advantages = torch.zeros_like(rewards)
+    not_dones = dones.logical_not()
+    steps = rewards.shape[0]
+    for i in reversed(range(steps)):
+        next_values = values[i + 1] if i < steps - 1 else last_values
+        advantage = rewards[i] - values[i] + discount * not_dones[i] * (next_values + lam * advantage)
+        advantages[i] = advantage
+    returns = advantages + values
+    return returns, (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+
+
+__all__ = ["ENV_SHARDED_UPDATE", "MIN_ROWS", "GradientSource", "LossSettings", "ShardGradient", "shard_gradient",
+           "shard_rows", "sharded_update", "use_sharded_update"]

@@ -1,0 +1,128 @@
+"""The data-parallel PPO update: skrl's update to float precision, the same bytes for any number of runners."""
+
+from __future__ import annotations
+
+import tempfile
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import pytest
+
+import simulo
+from simulo.errors import SimuloValueError
+from simulo.scale.ray_env import RayLearningEnv
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("skrl")
+
+from simulo.rl.training import RLTrainer  # noqa: E402 - after the skips
+from simulo.rl.training.collector import InProcessCollector, IterationCost, RunnerCost, policy_package  # noqa: E402
+from simulo.rl.training.sharded_update import (  # noqa: E402
+    ENV_SHARDED_UPDATE,
+    MIN_ROWS,
+    shard_rows,
+    sharded_update,
+    use_sharded_update,
+)
+
+N, PER_WORLD = 24, 8  # three worlds, three rollout shards of 8
+SPANS = [(0, 8), (8, 8), (16, 8)]
+
+
+def _in_process(task: simulo.Task, sharded: bool, iterations: int = 2) -> tuple[Any, RLTrainer]:
+    """A trainer whose rollouts go through an in-process collector over SPANS (skrl's update or the sharded one)."""
+    env = simulo.LearningEnv(task, num_envs=N, seed=3, envs_per_world=PER_WORLD)
+    trainer = RLTrainer(env, device="cpu", seed=5, checkpoint_dir=tempfile.mkdtemp(), progress=False)
+    collector = InProcessCollector(env, SPANS, policy_package(trainer.agent), seed=5)
+    trainer._collector = collector
+    if sharded:
+        agent = trainer.agent
+        agent._update = lambda timestep, timesteps: sharded_update(agent, collector)
+    try:
+        trainer.train(iterations, checkpoint_every=10**9)
+    finally:
+        trainer.close()
+        env.close()
+    return collector, trainer
+
+
+def _parameters(trainer: RLTrainer) -> torch.Tensor:
+    agent = trainer.agent
+    return torch.cat([p.detach().flatten() for p in (*agent.policy.parameters(), *agent.value.parameters())])
+
+
+def test_sharded_update_trains_what_skrls_update_trains_to_float_precision(cartpole_task: ModuleType) -> None:
+    _, skrl_trained = _in_process(cartpole_task.CartpoleTask(), sharded=False)
+    collector, sharded = _in_process(cartpole_task.CartpoleTask(), sharded=True)
+    start = RLTrainer(simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=N, seed=3,
+                                         envs_per_world=PER_WORLD), device="cpu", seed=5,
+                      checkpoint_dir=tempfile.mkdtemp(), progress=False)
+    moved = (_parameters(sharded) - _parameters(start)).abs().max().item()
+    start.close()
+    start.env.close()
+    assert moved > 1e-3  # it did learn
+    assert torch.allclose(_parameters(sharded), _parameters(skrl_trained), atol=1e-5, rtol=0)
+    assert sharded.learning_rate == pytest.approx(skrl_trained.learning_rate, rel=1e-6)
+    cost = collector.last_cost
+    assert cost is not None and cost.runners.update_cpu_s > 0  # the runner computed the gradients
+    assert 0 < cost.learner_cpu_s and 0 < cost.serial_fraction < 1
+
+
+@pytest.mark.slow  # about 20 s: two Ray layouts of actors
+def test_sharded_update_is_the_same_bytes_for_one_and_two_workers_and_in_process(
+        ray_cluster: Any, cartpole_task: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENV_SHARDED_UPDATE, "on")
+    trained = {}
+    for workers in (1, 2):
+        env = RayLearningEnv(cartpole_task.CartpoleTask(), N, seed=3, envs_per_world=PER_WORLD, workers=workers)
+        try:
+            assert [(s.first, s.count) for s in env.rollout_layout] == SPANS
+            trainer = RLTrainer(env, device="cpu", seed=5, checkpoint_dir=tempfile.mkdtemp(), progress=False)
+            trainer.train(2, checkpoint_every=10**9)
+            cost = trainer._collector.last_cost  # type: ignore[union-attr]
+            assert cost is not None and cost.runners.update_cpu_s > 0
+            trained[workers] = (_parameters(trainer), trainer.reward_history)
+            trainer.close()
+        finally:
+            env.close()
+    _, local = _in_process(cartpole_task.CartpoleTask(), sharded=True)
+    for params, history in (trained[2], (_parameters(local), local.reward_history)):
+        assert params.numpy().tobytes() == trained[1][0].numpy().tobytes()
+        assert history == trained[1][1]
+
+
+def test_the_choice_depends_on_the_layout_and_the_setting_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = SimpleNamespace(policy=object(), value=object(), _mixed_precision=False, _rollouts=16, _mini_batches=4)
+    enough = MIN_ROWS * 4 // 16  # environments a shard needs for MIN_ROWS rows in a mini-batch
+    monkeypatch.delenv(ENV_SHARDED_UPDATE, raising=False)
+    assert use_sharded_update(agent, [enough] * 8)
+    assert not use_sharded_update(agent, [enough] * 7 + [enough - 1])  # the smallest shard decides
+    monkeypatch.setenv(ENV_SHARDED_UPDATE, "on")
+    assert use_sharded_update(agent, [1])
+    monkeypatch.setenv(ENV_SHARDED_UPDATE, "off")
+    assert not use_sharded_update(agent, [enough] * 8)
+    monkeypatch.setenv(ENV_SHARDED_UPDATE, "on")
+    shared = SimpleNamespace(**{**vars(agent), "value": agent.policy})
+    assert not use_sharded_update(shared, [enough])  # one model for both: skrl's update
+    monkeypatch.setenv(ENV_SHARDED_UPDATE, "sometimes")
+    with pytest.raises(SimuloValueError, match=ENV_SHARDED_UPDATE):
+        use_sharded_update(agent, [enough])
+
+
+def test_shard_rows_are_the_shards_rows_of_a_memory_range_in_memory_order() -> None:
+    num_envs, steps = 6, 3
+    flat = torch.arange(steps * num_envs, dtype=torch.float32).view(steps, num_envs, 1)  # value = memory row
+    block = {"x": flat[:, 2:4]}  # a shard of global environments 2 and 3
+    assert shard_rows(block, 2, num_envs, 0, 18)["x"].flatten().tolist() == [2, 3, 8, 9, 14, 15]
+    assert shard_rows(block, 2, num_envs, 3, 9)["x"].flatten().tolist() == [3, 8]
+    assert shard_rows(block, 2, num_envs, 4, 8)["x"].shape == (0, 1)
+
+
+def test_iteration_cost_gives_the_serial_fraction_and_amdahls_bound() -> None:
+    runners = RunnerCost(cpu_s=2.0, step_cpu_s=1.5, act_cpu_s=0.3, wall_s=2.1, update_cpu_s=1.0)
+    cost = IterationCost(runners, collect_wall_s=2.2, learner_cpu_s=1.0, update_cpu_s=0.9)
+    assert cost.serial_fraction == pytest.approx(0.25)
+    assert cost.speedup_bound(2) == pytest.approx(1.6)
+    assert cost.speedup_bound(1) == pytest.approx(1.0)
+    both = RunnerCost.combine([runners, RunnerCost(1.0, 0.5, 0.2, 3.0)])
+    assert (both.cpu_s, both.step_cpu_s, both.wall_s, both.update_cpu_s) == (3.0, 2.0, 3.0, 1.0)
