@@ -52,6 +52,7 @@ class MuJoCoArticulationBatch:
         self._fixed_base = fixed_base
         self.law = MotorLaw(worlds.num_envs, len(self._joints), dt)
         self._max_velocity = np.full(len(self._joints), np.inf)
+        self._velocity_limited = False
         #: the last step's parent-on-body wrenches of every body, once :meth:`joint_wrenches` switched them on
         self.wrenches: np.ndarray | None = None
         worlds.bind(self)
@@ -112,7 +113,7 @@ class MuJoCoArticulationBatch:
     @property
     def velocity_limited(self) -> bool:
         """Whether any joint velocity limit is set."""
-        return bool(np.isfinite(self._max_velocity).any())
+        return self._velocity_limited
 
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
@@ -246,6 +247,7 @@ class MuJoCoArticulationBatch:
         self._worlds.edit_all(edit)
         if max_velocity is not None:
             self._max_velocity[joint] = max_velocity
+            self._velocity_limited = bool(np.isfinite(self._max_velocity).any())
 
     def set_body_friction(self, body: int, friction: float) -> None:
         """Set the sliding friction of body ``body``'s shapes in every copy."""

@@ -64,6 +64,7 @@ class MuJoCoRigidBatch:
         self._kind = kind
         self._mass = np.full(worlds.num_envs, float(mass))
         self._enabled = np.ones(worlds.num_envs, dtype=bool)
+        self._any_disabled = False
         worlds.bind(self)
 
     def bind(self, model: mujoco.MjModel) -> None:
@@ -217,6 +218,7 @@ class MuJoCoRigidBatch:
             m.geom_conaffinity[geom] = conaffinity
         self._worlds.edit_envs(ids, edit)
         self._enabled[ids] = enabled
+        self._any_disabled = not bool(self._enabled.all())
         if self.qadr >= 0:
             for i in ids:
                 self._worlds.datas[i].qvel[self.dofadr:self.dofadr + 6] = 0.0
@@ -233,5 +235,5 @@ class MuJoCoRigidBatch:
     @property
     def any_disabled(self) -> bool:
         """Whether any copy is switched off."""
-        return not bool(self._enabled.all())
+        return self._any_disabled
 
