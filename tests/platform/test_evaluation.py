@@ -3,51 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
 
 import simulo
 from simulo.platform.context import RunContext, RunFlags, running
-
-
-class Pusher(simulo.Task):
-    """No physics: x follows the action; 10-step episodes; the rule asks for x > 0 at the end."""
-
-    observation_dim = 1
-    action_dim = 1
-    episode_length_s = 0.1
-    physics_dt = 0.01
-    physics_steps_per_action = 1
-
-    def build(self, scene: Any) -> None:
-        pass
-
-    def on_start(self, env: Any) -> None:
-        self.x = np.zeros(self.num_envs)
-
-    def on_pre_physics_step(self, actions: Any) -> None:
-        self.x += 0.1 * np.asarray(actions, dtype=float)[:, 0]
-
-    def apply_actions(self, actions: Any) -> None:
-        pass
-
-    def get_observations(self) -> Any:
-        return self.x[:, None].copy()
-
-    def get_rewards(self) -> Any:
-        return self.x.copy()
-
-    def get_dones(self) -> Any:
-        return {}, self.episode_length_buf >= self.max_episode_length - 1
-
-    def reset_idx(self, env_ids: Any) -> None:
-        self.x[env_ids] = self.random_uniform(-0.5, 0.5, (), env_ids=env_ids)
-
-
-def right_of_zero(task: Pusher) -> Any:
-    return task.check("right of zero", task.x > 0.0)
+from tests.platform.toy_tasks import Pusher, right_of_zero
 
 
 @pytest.mark.slow

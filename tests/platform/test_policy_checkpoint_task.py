@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -14,51 +13,11 @@ import simulo
 import simulo.interfaces.authoring as sdk
 from simulo.interfaces.runtime import PolicyNetworkProtocol
 from simulo.rl.preview import task_digest
+from tests.platform import toy_tasks
+from tests.platform.toy_tasks import Drift, Renamed, right_of_zero
 
 torch = pytest.importorskip("torch")
 from simulo.rl.training.checkpoints import write_checkpoint  # noqa: E402 - needs torch
-
-
-class Drift(simulo.Task):
-    """No physics: x follows the action; 5-step episodes."""
-
-    observation_dim = 1
-    action_dim = 1
-    episode_length_s = 0.05
-    physics_dt = 0.01
-    physics_steps_per_action = 1
-
-    def build(self, scene: Any) -> None:
-        pass
-
-    def on_start(self, env: Any) -> None:
-        self.x = np.zeros(self.num_envs)
-
-    def on_pre_physics_step(self, actions: Any) -> None:
-        self.x += 0.1 * np.asarray(actions, dtype=float)[:, 0]
-
-    def apply_actions(self, actions: Any) -> None:
-        pass
-
-    def get_observations(self) -> Any:
-        return self.x[:, None].copy()
-
-    def get_rewards(self) -> Any:
-        return self.x.copy()
-
-    def get_dones(self) -> Any:
-        return {}, self.episode_length_buf >= self.max_episode_length - 1
-
-    def reset_idx(self, env_ids: Any) -> None:
-        self.x[env_ids] = 0.0
-
-
-class Renamed(Drift):
-    """The same file (digest), another task name."""
-
-
-def right_of_zero(task: Drift) -> Any:
-    return task.check("right of zero", task.x > 0.0)
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +37,7 @@ def test_a_checkpoint_names_the_task_it_was_trained_on(trained: Path) -> None:
     checkpoint = simulo.PolicyCheckpoint.resolve(trained)
     assert checkpoint.task_name == "Drift"
     # the digest of the file that defines the task's class, as the preview and evaluation reports take it
-    assert checkpoint.task_digest == "sha256:" + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    assert checkpoint.task_digest == "sha256:" + hashlib.sha256(Path(toy_tasks.__file__).read_bytes()).hexdigest()
     assert checkpoint.task_digest == task_digest(Drift())
     assert checkpoint.meta["task_name"] == "Drift"
 

@@ -4,9 +4,11 @@ seeded reset, ``LearningEnv.reset`` and ``Simulation.reset``, on PyBullet and Mu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pytest
 
 import simulo
 from simulo import GripperState
@@ -59,13 +61,22 @@ class CupTask(simulo.Task):
         self.cube.reset(env_ids)
 
 
-def lifted(task: CupTask, sim: simulo.Simulation) -> None:
-    """Every environment grips its cube and lifts it 40 cm."""
-    move(task.robot, sim, 0.3, 0.2, ABOVE_CUBE)
-    task.grip.close()
-    sim.step(1)
-    move(task.robot, sim, 0.3, 0.2, -0.4)
-    np.testing.assert_array_equal(task.grip.state, [CLOSED] * task.num_envs)
+@pytest.fixture
+def lifted(gantry: simulo.Asset, engine: str) -> Iterator[tuple[CupTask, simulo.LearningEnv]]:
+    """A two-environment LearningEnv of :class:`CupTask` in which every environment has gripped its cube and
+    lifted it 40 cm."""
+    task = CupTask(gantry)
+    env = simulo.LearningEnv(task, num_envs=2, engine=engine)
+    try:
+        env.reset()
+        move(task.robot, env.sim, 0.3, 0.2, ABOVE_CUBE)
+        task.grip.close()
+        env.sim.step(1)
+        move(task.robot, env.sim, 0.3, 0.2, -0.4)
+        np.testing.assert_array_equal(task.grip.state, [CLOSED, CLOSED])
+        yield task, env
+    finally:
+        env.close()
 
 
 def welds_of(grip: simulo.SurfaceGripperActuator) -> np.ndarray:
@@ -74,47 +85,35 @@ def welds_of(grip: simulo.SurfaceGripperActuator) -> np.ndarray:
     return np.linalg.norm(grip._welds.forces(), axis=1)
 
 
-def test_a_finished_episode_releases_its_grip_and_leaves_the_others(gantry, engine) -> None:
-    task = CupTask(gantry)
-    env = simulo.LearningEnv(task, num_envs=2, engine=engine)
-    try:
-        env.reset()
-        lifted(task, env.sim)
-        task.end[:] = [True, False]
-        env.step(np.zeros((2, 1)))
-        task.end[:] = False
-        assert task.seen[-1] == [None, "cube"]  # released before reset_idx moved the cube
-        np.testing.assert_array_equal(task.grip.state, [OPEN, CLOSED])
-        assert task.grip.held_objects() == [None, "cube"]
-        move(task.robot, env.sim, 0.3, 0.2, -0.4)  # the reset cup goes back up; a weld left on would lift its cube
-        np.testing.assert_allclose(local_cube(task.cube, env.sim)[:, 2], [0.025, 0.425], atol=2e-3)
-        forces = welds_of(task.grip)
-        assert forces[0] == 0.0 and forces[1] > 1.0
-        move(task.robot, env.sim, 0.3, 0.2, ABOVE_CUBE)  # the reset environment grips again
-        task.grip.close(env_ids=[0])
-        env.sim.step(1)
-        np.testing.assert_array_equal(task.grip.state, [CLOSED, CLOSED])
-    finally:
-        env.close()
+def test_a_finished_episode_releases_its_grip_and_leaves_the_others(lifted) -> None:
+    task, env = lifted
+    task.end[:] = [True, False]
+    env.step(np.zeros((2, 1)))
+    task.end[:] = False
+    assert task.seen[-1] == [None, "cube"]  # released before reset_idx moved the cube
+    np.testing.assert_array_equal(task.grip.state, [OPEN, CLOSED])
+    assert task.grip.held_objects() == [None, "cube"]
+    move(task.robot, env.sim, 0.3, 0.2, -0.4)  # the reset cup goes back up; a weld left on would lift its cube
+    np.testing.assert_allclose(local_cube(task.cube, env.sim)[:, 2], [0.025, 0.425], atol=2e-3)
+    forces = welds_of(task.grip)
+    assert forces[0] == 0.0 and forces[1] > 1.0
+    move(task.robot, env.sim, 0.3, 0.2, ABOVE_CUBE)  # the reset environment grips again
+    task.grip.close(env_ids=[0])
+    env.sim.step(1)
+    np.testing.assert_array_equal(task.grip.state, [CLOSED, CLOSED])
 
 
-def test_reset_and_seeded_reset_release_the_grips_they_reset(gantry, engine) -> None:
-    task = CupTask(gantry)
-    env = simulo.LearningEnv(task, num_envs=2, engine=engine)
-    try:
-        env.reset()
-        lifted(task, env.sim)
-        env.seeded_reset(1, 7)
-        np.testing.assert_array_equal(task.grip.state, [CLOSED, OPEN])
-        assert task.grip.held_objects() == ["cube", None] and task.seen[-1] == ["cube", None]
-        env.reset()
-        np.testing.assert_array_equal(task.grip.state, [OPEN, OPEN])
-        assert task.grip.held_objects() == [None, None]
-        move(task.robot, env.sim, 0.3, 0.2, -0.4)
-        np.testing.assert_allclose(local_cube(task.cube, env.sim)[:, 2], [0.025, 0.025], atol=2e-3)
-        np.testing.assert_array_equal(welds_of(task.grip), [0.0, 0.0])
-    finally:
-        env.close()
+def test_reset_and_seeded_reset_release_the_grips_they_reset(lifted) -> None:
+    task, env = lifted
+    env.seeded_reset(1, 7)
+    np.testing.assert_array_equal(task.grip.state, [CLOSED, OPEN])
+    assert task.grip.held_objects() == ["cube", None] and task.seen[-1] == ["cube", None]
+    env.reset()
+    np.testing.assert_array_equal(task.grip.state, [OPEN, OPEN])
+    assert task.grip.held_objects() == [None, None]
+    move(task.robot, env.sim, 0.3, 0.2, -0.4)
+    np.testing.assert_allclose(local_cube(task.cube, env.sim)[:, 2], [0.025, 0.025], atol=2e-3)
+    np.testing.assert_array_equal(welds_of(task.grip), [0.0, 0.0])
 
 
 def test_a_simulation_reset_releases_every_grip(gantry, engine) -> None:
