@@ -5,7 +5,9 @@ module resolves), reads the trainer's progress bar as it goes (``i/N [elapsed<..
 and stops the run once ``best`` reaches ``--target`` (or when the run ends, or after ``--timeout`` seconds).
 It prints the time to the target twice: from the launch of the command (start-up and the build of the
 environments included) and on the trainer's own clock, with the iteration, the env-steps/s of the training so
-far and the machine's load average at the start and at the end (the figures depend on what else runs).
+far and the machine's load average at the start and at the end (the figures depend on what else runs). It also
+reads the CPU seconds of the run's process tree (``/proc``, Linux) at each progress update: at the target, and
+between the first update and the target (the iterations after the first: what the load does not inflate).
 ``--csv`` writes every progress update (seconds since launch, trainer seconds, iteration, reward, best,
 steps/s).
 
@@ -44,6 +46,7 @@ class Update:
 
     wall: float
     trainer: float
+    cpu: float
     iteration: int
     reward: float | None
     best: float | None
@@ -65,15 +68,36 @@ def _number(text: str) -> float | None:
         return None  # "-" before any episode has finished
 
 
-def parse(chunk: str, wall: float) -> Update | None:
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds (user and system) so far of process ``root`` and its live descendants (0.0 without /proc)."""
+    parent: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended meanwhile
+        pid = int(stat.parent.name)  # fields after the name: state, ppid, ..., utime (12th), stime (13th)
+        parent[pid], ticks[pid] = int(fields[1]), int(fields[11]) + int(fields[12])
+    total = 0
+    for pid, own in ticks.items():
+        ancestor = pid
+        while ancestor not in (root, 0, 1) and ancestor in parent:
+            ancestor = parent[ancestor]
+        if ancestor == root:
+            total += own
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def parse(chunk: str, wall: float, cpu: float = 0.0) -> Update | None:
     """The progress update in one carriage-return-separated chunk of output, if there is one."""
     matches = list(PROGRESS.finditer(chunk))
     if not matches:
         return None
     match = matches[-1]
     rate = _number(match["rate"])
-    return Update(wall, _clock(match["elapsed"]), int(match["it"]), _number(match["reward"]), _number(match["best"]),
-                  rate if rate is not None else 0.0)
+    return Update(wall, _clock(match["elapsed"]), cpu, int(match["it"]), _number(match["reward"]),
+                  _number(match["best"]), rate if rate is not None else 0.0)
 
 
 def watch(command: list[str], cwd: Path, target: float, timeout: float) -> tuple[list[Update], str, float, int]:
@@ -91,8 +115,9 @@ def watch(command: list[str], cwd: Path, target: float, timeout: float) -> tuple
         if data:
             pending += data.decode(errors="replace")
             *chunks, pending = re.split(r"[\r\n]", pending)
+            cpu = tree_cpu_seconds(proc.pid)
             for chunk in chunks:
-                update = parse(chunk, wall)
+                update = parse(chunk, wall, cpu)
                 if update is not None and (not updates or update.iteration != updates[-1].iteration):
                     updates.append(update)
         if updates and updates[-1].best is not None and updates[-1].best >= target:
@@ -150,12 +175,16 @@ def main() -> None:
     else:
         print(f"best_reward >= {args.target:g}: {reached.wall:.1f} s from launch, {reached.trainer:.0f} s of training "
               f"(iteration {reached.iteration}, {reached.steps_per_s:.0f} env-steps/s)")
+        first = updates[0]
+        print(f"CPU seconds of the run: {reached.cpu:.1f} from launch to the target; {reached.cpu - first.cpu:.1f} for "
+              f"iterations {first.iteration + 1}-{reached.iteration} ({reached.wall - first.wall:.1f} s of wall time)")
     if args.csv is not None:
         with args.csv.open("w", newline="") as out:
             writer = csv.writer(out)
-            writer.writerow(["wall_s", "trainer_s", "iteration", "reward", "best", "steps_per_s"])
+            writer.writerow(["wall_s", "trainer_s", "cpu_s", "iteration", "reward", "best", "steps_per_s"])
             for u in updates:
-                writer.writerow([f"{u.wall:.2f}", u.trainer, u.iteration, u.reward, u.best, u.steps_per_s])
+                writer.writerow([f"{u.wall:.2f}", u.trainer, f"{u.cpu:.2f}", u.iteration, u.reward, u.best,
+                                 u.steps_per_s])
 
 
 if __name__ == "__main__":
