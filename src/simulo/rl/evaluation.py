@@ -25,8 +25,9 @@ draws each action from the policy's distribution, as training does, from the pol
 A second policy (``compare``, the local ``--compare``) runs the same episode numbers and fills the
 report's comparison (McNemar's exact test on the episodes whose outcome changed).
 
-The report is the SDK's ``EvaluationReport`` (:mod:`simulo.rl.evaluation_report`); inside ``simulo
-run`` one row per episode goes to ``episodes.csv`` in the run folder, in the SDK's columns.
+The episodes run in :mod:`simulo.rl.evaluation_runner`. The report is the SDK's ``EvaluationReport``
+(:mod:`simulo.rl.evaluation_report`); inside ``simulo run`` one row per episode goes to ``episodes.csv`` in the
+run folder, in the SDK's columns.
 """
 
 from __future__ import annotations
@@ -34,42 +35,32 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import inspect
-import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from simulo._checks import is_int, is_real
-from simulo.errors import SimuloValueError, TaskError
+from simulo.errors import SimuloValueError
 from simulo.interfaces.platform.evaluation import (
-    ENDED_BY_TASK_TRUNCATION,
-    ENDED_BY_TIME_LIMIT,
     EVALUATION_ACTIONS,
     EVALUATION_REPORT_SCHEMA_VERSION,
     EvaluationCheckpoint,
     EvaluationReport,
     EvaluationTested,
-    success_checks_problem,
 )
 from simulo.rl import evaluation_report
-from simulo.rl.evaluation_report import Episode
+from simulo.rl.evaluation_runner import EpisodeRunner, Policy
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.preview import task_digest
 from simulo.rl.recordings.config import RECORDINGS_DIR
 from simulo.rl.recordings.episodes import record_failures
-from simulo.rl.task import Task, recording_checks
-from simulo.sim.tensors import is_torch, to_numpy
+from simulo.rl.task import Task
 
 REPORT_SCHEMA_VERSION = EVALUATION_REPORT_SCHEMA_VERSION
-ENDED_BY_TERMINATION = "terminated"
 ACTIONS: tuple[str, ...] = EVALUATION_ACTIONS
 EPISODES_CSV = "episodes.csv"
-
-Policy = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
@@ -147,7 +138,7 @@ def evaluate(
     env = LocalEnv(task, num_envs=count, device=device, env_spacing=env_spacing, seed=seed)
     env.check_task_outputs = False  # non-finite outputs are counted as simulation problems below
     try:
-        runner = _Runner(env, task, success)
+        runner = EpisodeRunner(env, task, success)
         records = runner.run(act, episodes)
         if run_dir is not None:
             record_failures(env, act, records, Path(run_dir) / RECORDINGS_DIR)
@@ -275,135 +266,3 @@ def check_policy_fits(what: str, obs_dim: int, action_dim: int, task: Task) -> N
             f"{what} maps {obs_dim} observations to {action_dim} actions; {type(task).__name__} has "
             f"observation_dim={task.observation_dim} and action_dim={task.action_dim}"
         )
-
-
-# -- running ----------------------------------------------------------------------------------------------
-def _mask(value: Any, num_envs: int, what: str) -> np.ndarray:
-    arr = to_numpy(value, what)
-    if arr.shape == ():
-        arr = np.full(num_envs, bool(arr))
-    if arr.shape != (num_envs,):
-        raise TaskError(f"{what} must be a mask with one entry per environment, shape ({num_envs},); "
-                        f"got shape {tuple(arr.shape)}")
-    return arr.astype(bool)
-
-
-def _finite_rows(value: Any) -> np.ndarray:
-    arr = to_numpy(value, "values").astype(float)
-    return np.isfinite(arr.reshape(arr.shape[0], -1)).all(axis=1)
-
-
-def _zero_rows(obs: Any, bad: np.ndarray) -> Any:
-    """A copy of ``obs`` with the rows ``bad`` set to 0, so the policy can run on the other rows."""
-    if is_torch(obs):
-        torch = sys.modules["torch"]
-        clean = obs.clone()
-        clean[torch.as_tensor(bad)] = 0.0
-        return clean
-    return np.where(bad[:, None], 0.0, obs)
-
-
-class _Runner:
-    """Runs numbered episodes on one environment and judges each one with the rule as it ends.
-
-    The pre-reset hook is installed once, so the same environment can run a second policy (``compare``).
-    The check order and the end conditions accumulate over the runs.
-    """
-
-    def __init__(self, env: LocalEnv, task: Task, rule: Callable[[Task], Any]) -> None:
-        self.env, self.task, self.rule = env, task, rule
-        self.rule_name = getattr(rule, "__name__", repr(rule))
-        self.order: list[str] = []
-        self.end_conditions: list[str] = []
-        self.live: list[bool] = [False] * env.num_envs
-        self.verdicts: dict[int, tuple[bool, dict[str, bool]]] = {}
-        env.add_pre_reset_hook(self._judge)
-
-    def _judge(self, ids: Any) -> None:
-        live = [int(i) for i in ids if self.live[int(i)]]
-        if not live:
-            return
-        n = self.env.num_envs
-        with recording_checks(self.task) as checks:
-            try:
-                verdict = self.rule(self.task)
-            except (TaskError, NotImplementedError):
-                raise
-            except Exception as exc:
-                raise TaskError(f"success rule {self.rule_name}() failed at env step {self.env.step_count}: "
-                                f"{type(exc).__name__}: {exc}") from exc
-        passed = _mask(verdict, n, f"the value {self.rule_name}() returned")
-        masks = {name: _mask(m, n, f"task.check({name!r}, mask)") for name, m in checks.items()}
-        self.order.extend(name for name in masks if name not in self.order)
-        problem = success_checks_problem(self.rule_name, self.order)
-        if problem is not None:
-            raise TaskError(problem)
-        for i in live:
-            self.verdicts[i] = (bool(passed[i]), {name: bool(m[i]) for name, m in masks.items()})
-
-    def run(self, act: Policy, episodes: int) -> list[Episode]:
-        """Run every numbered episode to its end with ``act``; the records in episode order."""
-        env = self.env
-        n = env.num_envs
-        slots: list[Episode | None] = [None] * n
-        records: list[Episode] = []
-
-        def start(env_id: int, number: int, obs_row: Any) -> None:
-            slots[env_id] = Episode(number, [float(v) for v in to_numpy(obs_row, "observation").reshape(-1)])
-            self.live[env_id] = True
-
-        env.reset()
-        for i in range(n):
-            env.seeded_reset(i, i)
-        obs = env.observations()
-        for i in range(n):
-            start(i, i, obs[i])
-        next_number = n
-        while any(slot is not None for slot in slots):
-            finite = _finite_rows(obs)
-            for bad in np.nonzero(~finite)[0].tolist():
-                slot = slots[bad]
-                if slot is not None and slot.sim_problem is None:
-                    slot.sim_problem, slot.sim_problem_step = "observation_not_finite", slot.length
-            obs, rewards, terminated, truncated, info = env.step(act(obs if finite.all() else
-                                                                     _zero_rows(obs, ~finite)))
-            rewards = to_numpy(rewards, "rewards").astype(float)
-            named = {k: to_numpy(v, k).astype(bool) for k, v in info.get("terminations", {}).items()}
-            self.end_conditions.extend(k for k in named if k not in self.end_conditions)
-            term, trunc = to_numpy(terminated, "terminated"), to_numpy(truncated, "truncated")
-            restarted = []
-            for i, slot in enumerate(slots):
-                if slot is None:
-                    continue
-                slot.length += 1
-                if math.isfinite(rewards[i]):
-                    slot.total_reward += float(rewards[i])
-                elif slot.sim_problem is None:
-                    slot.sim_problem, slot.sim_problem_step = "reward_not_finite", slot.length
-                if not (term[i] or trunc[i]):
-                    continue
-                slot.ended_by = _ended_by(bool(term[i]), named, i, slot.length, env.max_episode_length)
-                slot.success, slot.checks = self.verdicts.pop(i)
-                slot.success = slot.success and slot.sim_problem is None
-                records.append(slot)
-                slots[i] = None
-                self.live[i] = False
-                if next_number < episodes:
-                    env.seeded_reset(i, next_number)
-                    restarted.append((i, next_number))
-                    next_number += 1
-            if restarted:
-                obs = env.observations()
-                for i, number in restarted:
-                    start(i, number, obs[i])
-        records.sort(key=lambda r: r.number)
-        return records
-
-
-def _ended_by(terminated: bool, named: Mapping[str, np.ndarray], i: int, length: int, max_length: int) -> str:
-    if terminated:
-        for name, mask in named.items():
-            if mask[i]:
-                return name
-        return ENDED_BY_TERMINATION
-    return ENDED_BY_TIME_LIMIT if length >= max_length - 1 else ENDED_BY_TASK_TRUNCATION
