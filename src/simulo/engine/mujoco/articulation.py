@@ -27,6 +27,13 @@ _BODY = mujoco.mjtObj.mjOBJ_BODY
 _JOINT = mujoco.mjtObj.mjOBJ_JOINT
 
 
+def _columns(addresses: np.ndarray) -> slice | np.ndarray:
+    """The addresses as a slice when they are consecutive (a slice of a row copies without an index array)."""
+    if len(addresses) and np.array_equal(addresses, np.arange(addresses[0], addresses[0] + len(addresses))):
+        return slice(int(addresses[0]), int(addresses[0]) + len(addresses))
+    return addresses
+
+
 def _ids(model: mujoco.MjModel, kind: mujoco.mjtObj, names: Sequence[str]) -> np.ndarray:
     ids = np.array([mujoco.mj_name2id(model, kind, name) for name in names], dtype=np.int64)
     assert (ids >= 0).all(), f"names missing from the compiled model: {names}"
@@ -63,6 +70,7 @@ class MuJoCoArticulationBatch:
         jids = _ids(model, _JOINT, [p + j.name for j in self._joints])
         self.dofs = model.jnt_dofadr[jids].astype(np.int64)
         self.qadr = model.jnt_qposadr[jids].astype(np.int64)
+        self._q_columns, self._v_columns = _columns(self.qadr), _columns(self.dofs)
         self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
         root = int(self.body_ids[0])
         self.mocap = int(model.body_mocapid[root])
@@ -118,8 +126,8 @@ class MuJoCoArticulationBatch:
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
-        q[:] = np.array(self._worlds.qpos)[:, self.qadr]
-        qd[:] = np.array(self._worlds.qvel)[:, self.dofs]
+        q[:] = np.array(self._worlds.qpos)[:, self._q_columns]
+        qd[:] = np.array(self._worlds.qvel)[:, self._v_columns]
         effort[:] = self.law.effort
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,

@@ -84,6 +84,7 @@ class MotorLaw:
         shape = (num_envs, num_joints)
         self.dt = dt
         self.mode = np.zeros(shape, dtype=np.int8)
+        self._mode_key = self.mode.tobytes()
         self.position = np.zeros(shape)
         self.velocity = np.zeros(shape)
         self.force = np.zeros(shape)
@@ -113,9 +114,10 @@ class MotorLaw:
     def set(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
             position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
         """Keep one step's commands (see :meth:`simulo.engine.base.ArticulationBatch.apply`)."""
-        if not np.array_equal(mode, self.mode):
+        if mode.tobytes() != self._mode_key:  # (an int8 mode array, as the contract's, compares by its bytes)
             self._last[mode != self.mode] = 0.0
             self.mode[:] = mode
+            self._mode_key = self.mode.tobytes()
             self._torque_off = mode != _TORQUE
             self._any_off = bool(self._torque_off.any())
             self._active = (mode != 0).any(axis=1)
