@@ -61,14 +61,15 @@ def main(argv: list[str]) -> int:
         print(f"✗ Local verification could not run: {type(exc).__name__}: {exc}", file=sys.stderr)
         print(f"Failure reason: {FAILED_REASON}", file=sys.stderr)
         return 1
-    mark = "✓" if result["verdict"] == "passed" else "✗"
-    print(f"{mark} {result['vectors_passed']} of {result['vectors_compared']} golden inference vectors passed")
-    print(f"{mark} Maximum action difference: {result['max_absolute_difference']:.2e} "
-          f"(tolerance {result['absolute_tolerance']:.0e})")
-    if result["verdict"] != "passed":
-        print(f"Failure reason: {FAILED_REASON}", file=sys.stderr)
-        return 1
-    return 0
+    difference = f"Maximum action difference: {result['max_absolute_difference']:.1e}"
+    if result["verdict"] == "passed":
+        print(f"✓ {result['vectors_passed']} golden inference vectors passed")
+        print(f"✓ {difference}")
+        return 0
+    print(f"✗ {result['vectors_passed']} of {result['vectors_compared']} golden inference vectors passed")
+    print(f"✗ {difference} (tolerance {result['absolute_tolerance']:.1e})")
+    print(f"Failure reason: {FAILED_REASON}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
