@@ -28,7 +28,7 @@ from simulo._checks import is_int
 from simulo._sdk_protocols import TrainerBase
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
-from simulo.rl.training.checkpoints import BEST, LATEST, new_local_dir, resolve_location
+from simulo.rl.training.checkpoints import BEST, LATEST, new_local_dir, resolve_location, task_fields
 from simulo.rl.training.config import check_agent_cfg, check_trainer_options, describe_cfg
 from simulo.rl.training.deps import require_skrl, require_torch
 from simulo.rl.training.progress import Progress
@@ -146,6 +146,7 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
         self._closed = False
         self._credit = 0
         self._numbered: list[Path] = []
+        self._task_fields = task_fields(env)  # the task's name and file digest as loaded, for every checkpoint
         if resume is True or (resume is None and location.from_run):
             latest = self._directory / LATEST
             if latest.is_file():

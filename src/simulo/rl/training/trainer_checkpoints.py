@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulo.errors import SimuloValueError
-from simulo.rl.training.checkpoints import LATEST, read_checkpoint, task_fields, write_checkpoint
+from simulo.rl.training.checkpoints import LATEST, read_checkpoint, write_checkpoint
 from simulo.rl.training.config import describe_cfg
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class TrainerCheckpoints:
     _rng_state: torch.Tensor
     _window: deque[float]
     _numbered: list[Path]
+    _task_fields: dict[str, str]
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the full trainer state (skrl's modules, optimiser, preprocessors, counters) to ``path``."""
@@ -73,7 +74,7 @@ class TrainerCheckpoints:
             "rng_state": self._rng_state.clone(),
             "agent": agent_state(self._agent),
             "actor": None if actor is None else actor.spec(),
-            **task_fields(self.env),
+            **self._task_fields,
         })
 
     def load(self, path: str | os.PathLike[str]) -> None:
