@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property, partial
 from pathlib import Path
 
+from simulo._frozen import frozen_dataclass
 from simulo.authoring.catalog import lookup, parse_ref
 from simulo.authoring.catalog.rename import drop_name_prefix
 from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
@@ -41,7 +42,7 @@ def _fixed(fixed_base: object) -> bool | None:
     return fixed_base
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class _Model:
     """What a resolved asset holds (see :class:`Asset` for the fields)."""
 
@@ -98,7 +99,7 @@ def _caller_folder(depth: int) -> Path:
     return file.resolve().parent if file.is_file() else Path.cwd()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Asset:
     """A robot model the engine can load: a checked URDF document and its spawn defaults.
 

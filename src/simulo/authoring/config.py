@@ -14,9 +14,9 @@ Two kinds of joint drive exist, chosen per actuator group in ``Robot.actuator_ga
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from simulo._checks import check_real
+from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
 
 
@@ -37,7 +37,7 @@ def _is_interval(values: object) -> bool:
     return lower <= upper
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ActuatorGainsConfig:
     """Physical PD gains of an actuator group.
 
@@ -53,7 +53,7 @@ class ActuatorGainsConfig:
         _check_nonneg("ActuatorGainsConfig", stiffness=self.stiffness, damping=self.damping)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MotorGainsConfig:
     """Gains of the engine's built-in joint motor (PyBullet ``POSITION_CONTROL``).
 
@@ -76,7 +76,7 @@ class MotorGainsConfig:
         )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JointConfig:
     """Per-joint overrides. ``None`` keeps the URDF's value.
 
@@ -112,7 +112,7 @@ class JointConfig:
                                    f"got {self.limits!r}")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ArticulationConfig:
     """Articulation-wide physics and default state.
 

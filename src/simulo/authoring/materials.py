@@ -6,9 +6,8 @@ are kept as given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from simulo._checks import check_real
+from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
 
 
@@ -17,7 +16,7 @@ def _check_unit(owner: str, **values: float) -> None:
         check_real(value, f"{owner}.{key}", low=0, high=1)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Material:
     """The visual attributes every material has.
 
@@ -46,7 +45,7 @@ class Material:
         return SurfaceMaterial(color=color, roughness=roughness, opacity=opacity)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SurfaceMaterial(Material):
     """A material with a surface roughness.
 

@@ -29,10 +29,10 @@ import math
 import os
 import struct
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simulo._frozen import frozen_dataclass
 from simulo.authoring.limits import MAX_MESH_BYTES
 from simulo.errors import AssetError
 
@@ -43,7 +43,7 @@ _STL_HEADER = 84
 _STL_TRIANGLE = struct.Struct("<12fH")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MeshCheck:
     """The result of :func:`check_mesh_file`.
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
 from simulo.math.scalar import quat_from_rpy
 
@@ -27,7 +27,7 @@ def _floats(values: Iterable[Any], n: int, what: str) -> tuple[float, ...]:
     return out
 
 
-@dataclass(frozen=True, init=False)
+@frozen_dataclass  # with its own __init__
 class Pose:
     """A rigid pose: position in metres and a unit quaternion, w first.
 

@@ -6,10 +6,11 @@ simulo-local adds two keyword-only extensions: ``RigidPhysics(friction=...)`` an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, NoReturn
 
 from simulo._checks import check_real
+from simulo._frozen import frozen_dataclass
 from simulo.authoring.materials import Material
 from simulo.authoring.pose import Pose
 from simulo.errors import SimuloValueError
@@ -57,7 +58,7 @@ class Collision:
     __hash__ = None  # type: ignore[assignment]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class RigidPhysics:
     """Rigid-body properties of a shape.
 
@@ -116,7 +117,7 @@ class Physics:
                                   "bodies only); use Physics.rigid(...)")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class PrimitiveShape:
     """Base of the primitive shapes.
 
@@ -144,7 +145,7 @@ class PrimitiveShape:
                                   "use Cuboid, Sphere or Cylinder")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Cone(PrimitiveShape):
     """A cone of base ``radius`` and ``height`` m along its z axis.
 
@@ -159,7 +160,7 @@ class Cone(PrimitiveShape):
         _positive(f"Cone({self.name!r})", radius=self.radius, height=self.height)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Cuboid(PrimitiveShape):
     """A box. ``size`` is the full edge lengths ``(x, y, z)`` in m.
 
@@ -179,7 +180,7 @@ class Cuboid(PrimitiveShape):
         return "box", tuple(s / 2 for s in self.size)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Sphere(PrimitiveShape):
     """A sphere of ``radius`` m."""
 
@@ -194,7 +195,7 @@ class Sphere(PrimitiveShape):
         return "sphere", (self.radius,)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Cylinder(PrimitiveShape):
     """A cylinder of ``radius`` and ``height`` m along its z axis."""
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from simulo._frozen import frozen_dataclass
 
 JOINT_TYPES: tuple[str, ...] = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar", "spherical")
 """Joint types a URDF may use: urdfdom's, and PyBullet's ``spherical`` (a ball joint; pybullet_data's humanoid)."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JointLimits:
     """The ``<limit>`` of a revolute or prismatic joint (rad or m; N·m or N; rad/s or m/s)."""
 
@@ -19,7 +20,7 @@ class JointLimits:
     velocity: float
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class UrdfJoint:
     """One ``<joint>`` of a checked URDF.
 
@@ -44,7 +45,7 @@ class UrdfJoint:
     origin_rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class UrdfMesh:
     """One ``<mesh>`` of a checked URDF and the file it resolves to.
 
@@ -63,7 +64,7 @@ class UrdfMesh:
     package: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class UrdfModel:
     """Summary of a URDF that passed :func:`check_urdf`.
 

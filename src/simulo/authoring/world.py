@@ -8,10 +8,11 @@ keyword-only extensions, each marked below. Values are checked on construction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from simulo._checks import check_int, check_real
+from simulo._frozen import mutable_dataclass
 from simulo.authoring.pose import Pose
 from simulo.errors import SimuloValueError
 
@@ -31,7 +32,7 @@ def _check_optional(owner: str, positive: bool = False, **values: float | None) 
             check_real(value, f"{owner}.{key}", low=0, low_open=positive)
 
 
-@dataclass
+@mutable_dataclass
 class TerrainConfig:
     """Base terrain configuration.
 
@@ -49,7 +50,7 @@ class TerrainConfig:
             raise SimuloValueError(f"{type(self).__name__}.pose must be a simulo.Pose, got {self.pose!r}")
 
 
-@dataclass
+@mutable_dataclass
 class GroundPlane(TerrainConfig):
     """An infinite flat ground plane (PyBullet's ``plane.urdf``) with its surface at ``pose``'s height.
 
@@ -81,7 +82,7 @@ class GroundPlane(TerrainConfig):
             check_real(self.restitution, "GroundPlane.restitution", low=0, high=1)
 
 
-@dataclass
+@mutable_dataclass
 class SubTerrainConfig:
     """One sub-terrain type of a rough terrain.
 
@@ -124,7 +125,7 @@ def _default_sub_terrains() -> list[SubTerrainConfig]:
     ]
 
 
-@dataclass
+@mutable_dataclass
 class RoughTerrain(TerrainConfig):
     """A grid of generated sub-terrains, built as one static height field (PyBullet ``GEOM_HEIGHTFIELD``).
 
@@ -203,7 +204,7 @@ class Terrain:
                             horizontal_scale=horizontal_scale, friction=friction)
 
 
-@dataclass
+@mutable_dataclass
 class LightConfig:
     """A light. Headless PyBullet runs draw with a fixed light, so lights are recorded, not simulated.
 
@@ -229,12 +230,12 @@ class LightConfig:
         self.color = (float(self.color[0]), float(self.color[1]), float(self.color[2]))
 
 
-@dataclass
+@mutable_dataclass
 class DistantLight(LightConfig):
     """A sun-like directional light."""
 
 
-@dataclass
+@mutable_dataclass
 class DomeLight(LightConfig):
     """An environment (sky) light."""
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, cast
 
 import numpy as np
 
 from simulo._checks import check_real, is_real
+from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.hardware import PickPlacePlan
 from simulo.apps.pick_place.safety import BoxFixture
 from simulo.errors import SimuloValueError
@@ -66,7 +66,7 @@ QUARTER_TURN = math.pi / 2
 IkSolver = Literal["closed-form", "numeric"]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AppOptions:
     """How the cell is built and driven.
 
@@ -116,7 +116,7 @@ DEFAULT_OPTIONS = AppOptions()
 """The seed's options: coupled fingers, friction 1, closed-form IK, the seed's speed, no fixtures."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CubeStart:
     """Where a cube starts in every environment (base frame of each environment's arm).
 

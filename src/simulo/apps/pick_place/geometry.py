@@ -10,13 +10,13 @@ radians.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from simulo._checks import check_real
+from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ArmGeometry:
     """Link offsets and joint limits of the five-joint arm with a parallel gripper.
 

@@ -9,10 +9,10 @@ simulated implementation over the simulo contract and a real robot's driver both
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from simulo._checks import check_real
+from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
 
 
@@ -53,7 +53,7 @@ class Gripper(Protocol):
 StepKind = Literal["open", "close", "move"]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class PlanStep:
     """One step of the sequence.
 
@@ -86,7 +86,7 @@ def _xyz(name: str, value: object) -> tuple[float, float, float]:
     return (_finite(f"{name}[0]", items[0]), _finite(f"{name}[1]", items[1]), _finite(f"{name}[2]", items[2]))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class PickPlacePlan:
     """Where to pick and place, and how fast and hard to do it.
 
@@ -164,7 +164,7 @@ class PickPlacePlan:
         )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class PickPlaceOutcome:
     """What :func:`run_pick_and_place` did.
 

@@ -8,15 +8,15 @@ declares them. A test checks one against the other.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.geometry import PICK_ARM, ArmGeometry
 from simulo.errors import NonFiniteError, ShapeError
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JointSpec:
     """One joint of the chain from the base to the tcp.
 

@@ -8,13 +8,14 @@ trials (:mod:`~simulo.apps.pick_place.experiments.trials`) and :class:`SweepResu
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
 
+from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.config import AppOptions
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class PickResult:
     """What happened to one cube in one environment (positions in the environment's frame, m).
 
@@ -56,7 +57,7 @@ class PickResult:
     failure: str | None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class RunResult:
     """One run of the app in one environment.
 
@@ -89,7 +90,7 @@ class RunResult:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TrialsResult:
     """``N`` random-start trials run as ``N`` environments of one simulation.
 
@@ -124,7 +125,7 @@ class TrialsResult:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SweepResult:
     """Where the cube starts to slip out of the grasp during the lift.
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from simulo._checks import is_real
+from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.geometry import PICK_ARM, ArmGeometry
 from simulo.errors import CollisionError, NonFiniteError, ShapeError, SimuloValueError
 
@@ -23,7 +23,7 @@ DEFAULT_CLEARANCE = 0.003
 """Metres. The seed grasps with the finger tips 5 mm above the floor, so the default must stay below that."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class BoxFixture:
     """A box-shaped obstacle: a table top, a bin wall, a fixture plate.
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from simulo._frozen import frozen_dataclass
 from simulo.authoring.catalog.registry import AssetRef
 from simulo.authoring.limits import read_bounded
 from simulo.errors import AssetError, SizeLimitError
@@ -44,7 +44,7 @@ _ENTRY_SUFFIXES = (".urdf", ".usd", ".usda", ".usdc", ".usdz")
 _BASES = {"fixed": True, "floating": False}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OrgAsset:
     """A located organisation asset.
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from simulo._frozen import frozen_dataclass
 from simulo.authoring.pose import Pose
 from simulo.errors import AssetError
 
@@ -40,7 +40,7 @@ _FOLDER = Path(__file__).resolve().parent
 _PYBULLET_DATA = "pybullet_data"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AssetRef:
     """A parsed registry reference.
 
@@ -83,7 +83,7 @@ def parse_ref(ref: object) -> AssetRef:
     return AssetRef(text, match["publisher"], match["kind"], match["name"], int(match["version"]))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogEntry:
     """One catalog model.
 
