@@ -15,7 +15,8 @@ lies on the floor, with its contacts), then timed in alternating blocks (MuJoCo 
 ...; PyBullet once per block pair) for ``--repeats`` blocks of ``--steps`` steps. Throughput columns give each
 loop's fastest block, ``ratio`` the median of the back-to-back MuJoCo contract/raw block ratios. With
 ``--threads K`` a second MuJoCo contract loop steps on K threads (column ``mj Kthr/s``, its ``same`` check
-included). Goals (issue 12): contract/raw >= 0.8 at every N; the humanoid on MuJoCo >= 15x PyBullet.
+included; ``gain``: the median over block rounds of its speed over the 1-thread loop's). Goals (issue 12):
+contract/raw >= 0.8 at every N; the humanoid on MuJoCo >= 15x PyBullet.
 
 Run::
 
@@ -191,8 +192,9 @@ def bench(name: str, num_envs: int, steps: int, repeats: int, warmup: int, pybul
         rate = {key: num_envs * (steps if key != "pybullet" else max(1, steps // 4)) / min(t)
                 for key, t in times.items() if t}
         ratio = statistics.median(r / c for c, r in zip(times["contract"], times["raw"]))
+        gain = statistics.median(c / t for c, t in zip(times["contract"], times["threaded"])) if threaded else None
         return {"robot": name, "n": num_envs, "pybullet": rate.get("pybullet"), "mujoco": rate["contract"],
-                "raw": rate["raw"], "threaded": rate.get("threaded"), "ratio": ratio, "same": same}
+                "raw": rate["raw"], "threaded": rate.get("threaded"), "gain": gain, "ratio": ratio, "same": same}
     finally:
         for built in (contract, threaded, bullet):
             if built is not None:
@@ -216,8 +218,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
     args = parser.parse_args()
     envs, repeats, warmup = ([1, 2], 2, 2) if args.quick else (args.envs, args.repeats, args.warmup)
-    threads = f"mj {args.threads}thr/s" if args.threads > 1 else ""
-    print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'raw/s':>11}{threads:>13}{'ratio':>7}{'vs pb':>7}"
+    threads = f"mj {args.threads}thr/s    gain" if args.threads > 1 else ""
+    print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'raw/s':>11}{threads:>21}{'ratio':>7}{'vs pb':>7}"
           "  same")
     rows = []
     for name in args.robots:
@@ -227,7 +229,7 @@ def main() -> None:
             rows.append(row)
             pb = row["pybullet"]
             vs = f"{row['mujoco'] / pb:6.1f}x" if isinstance(pb, float) else "     -"  # type: ignore[operator]
-            extra = _cell(row["threaded"], 13) if args.threads > 1 else ""
+            extra = f"{_cell(row['threaded'], 13)}{row['gain']:8.2f}" if args.threads > 1 else ""
             print(f"{name:<10}{n:>5}{_cell(pb, 12)}{row['mujoco']:11.0f}{row['raw']:11.0f}{extra}{row['ratio']:7.2f}"
                   f"{vs}  {'yes' if row['same'] else 'NO'}")
     worst = min(float(r["ratio"]) for r in rows)  # type: ignore[arg-type]
