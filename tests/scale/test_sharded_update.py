@@ -46,7 +46,7 @@ def _in_process(task: simulo.Task, sharded: bool, iterations: int = 2) -> tuple[
     return collector, trainer
 
 
-def _parameters(trainer: RLTrainer) -> torch.Tensor:
+def _parameters(trainer: RLTrainer) -> Any:
     agent = trainer.agent
     return torch.cat([p.detach().flatten() for p in (*agent.policy.parameters(), *agent.value.parameters())])
 
@@ -79,8 +79,9 @@ def test_sharded_update_is_the_same_bytes_for_one_and_two_workers_and_in_process
             assert [(s.first, s.count) for s in env.rollout_layout] == SPANS
             trainer = RLTrainer(env, device="cpu", seed=5, checkpoint_dir=tempfile.mkdtemp(), progress=False)
             trainer.train(2, checkpoint_every=10**9)
-            cost = trainer._collector.last_cost  # type: ignore[union-attr]
-            assert cost is not None and cost.runners.update_cpu_s > 0
+            collector: Any = trainer._collector
+            assert collector.last_cost is not None and collector.last_cost.runners.update_cpu_s > 0
+            assert collector.bytes_moved > collector.update_bytes > collector.batch_bytes  # gradients came back
             trained[workers] = (_parameters(trainer), trainer.reward_history)
             trainer.close()
         finally:
@@ -116,6 +117,8 @@ def test_shard_rows_are_the_shards_rows_of_a_memory_range_in_memory_order() -> N
     assert shard_rows(block, 2, num_envs, 0, 18)["x"].flatten().tolist() == [2, 3, 8, 9, 14, 15]
     assert shard_rows(block, 2, num_envs, 3, 9)["x"].flatten().tolist() == [3, 8]
     assert shard_rows(block, 2, num_envs, 4, 8)["x"].shape == (0, 1)
+    assert shard_rows(block, 2, num_envs, 6, 18)["x"].flatten().tolist() == [8, 9, 14, 15]  # whole steps
+    assert shard_rows(block, 2, num_envs, 9, 13)["x"].flatten().tolist() == [9]
 
 
 def test_iteration_cost_gives_the_serial_fraction_and_amdahls_bound() -> None:

@@ -59,6 +59,9 @@ class RayCollector:
         env.call_actors("open_runner", args, "copying the policy to the rollout actors")
         self.weights_bytes = 0
         self.batch_bytes = 0
+        self.update_bytes = 0
+        """Bytes of the last iteration's sharded update: the targets out, the weights once per actor and
+        mini-batch, the shards' gradients back (0 with skrl's update)."""
         self._runner_cost: RunnerCost | None = None
         self._update_cpu = 0.0
         self.last_cost: IterationCost | None = None
@@ -68,8 +71,8 @@ class RayCollector:
     @property
     def bytes_moved(self) -> int:
         """Bytes of the last iteration: the weights once per actor (an upper bound: Ray sends one copy per
-        node) plus the batches back."""
-        return self.weights_bytes * len(self._env.shards) + self.batch_bytes
+        node), the batches back and the sharded update's traffic (:attr:`update_bytes`)."""
+        return self.weights_bytes * len(self._env.shards) + self.batch_bytes + self.update_bytes
 
     @property
     def runner_cost(self) -> RunnerCost | None:
@@ -80,7 +83,7 @@ class RayCollector:
 
     def collect(self, weights: Weights, iteration: int, steps: int) -> RolloutBatch:
         """Broadcast ``weights`` (one ``ray.put``) and gather every actor's rollout, in environment order."""
-        self._update_cpu = 0.0
+        self._update_cpu, self.update_bytes = 0.0, 0
         ref = self._env.put(weights)
         parts: list[Any] = self._env.call_actors("collect", [(ref, iteration, steps)] * len(self._env.shards),
                                                  f"the rollout of iteration {iteration}")
@@ -97,6 +100,7 @@ class RayCollector:
     def set_targets(self, targets: dict[str, np.ndarray], settings: LossSettings) -> None:
         """Hand every actor its environments' ``values``, ``returns`` and ``advantages`` (one call each)."""
         args = [({k: v[:, g.first:g.stop] for k, v in targets.items()}, settings) for g in self._env.shards]
+        self.update_bytes += sum(v.nbytes for v in targets.values())
         self._env.call_actors("set_targets", args, "handing out the update's targets")
 
     def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
@@ -107,4 +111,6 @@ class RayCollector:
             f"the gradients of memory rows {start}..{stop - 1}")
         out = [g for part in parts for g in part]
         self._update_cpu += sum(g.cpu_s for g in out)
+        self.update_bytes += weights_nbytes(weights) * len(self._env.shards) + \
+            sum(g.grad.numel() * g.grad.element_size() for g in out)
         return out

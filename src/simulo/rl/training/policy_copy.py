@@ -53,9 +53,13 @@ def policy_weights(agent: Any) -> Weights:
             "value_preprocessor": state(_preprocessor(agent, agent._value_preprocessor, copy_it=False))}
 
 
-def weights_nbytes(weights: Weights) -> int:
-    """Bytes of tensor data in ``weights``."""
-    return sum(t.numel() * t.element_size() for part in weights.values() if part is not None for t in part.values())
+def weights_nbytes(weights: Any) -> int:
+    """Bytes of tensor data in ``weights`` (tensors, possibly in nested dicts)."""
+    if isinstance(weights, torch.Tensor):
+        return weights.numel() * weights.element_size()
+    if isinstance(weights, dict):
+        return sum(weights_nbytes(part) for part in weights.values())
+    return 0
 
 
 def _preprocessor(agent: Any, preprocessor: Any, copy_it: bool = True) -> Any:

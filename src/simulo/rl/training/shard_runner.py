@@ -24,7 +24,13 @@ from simulo.rl.training.inputs import StateSource, as_batch
 from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor
 from simulo.rl.training.rollout import finished_returns
 from simulo.rl.training.rollout_batch import IterationCost, RolloutBatch, RunnerCost
-from simulo.rl.training.sharded_update import LossSettings, ShardGradient, shard_gradient, shard_rows
+from simulo.rl.training.sharded_update import (
+    LossSettings,
+    ShardGradient,
+    load_update_weights,
+    shard_gradient,
+    shard_rows,
+)
 
 
 class ShardRunner:
@@ -125,11 +131,12 @@ class ShardRunner:
 
     def gradients(self, weights: Weights, start: int, stop: int, num_envs: int) -> list[ShardGradient]:
         """Each shard's gradient for memory rows ``start .. stop - 1`` of a batch of ``num_envs``
-        environments, with ``weights`` (:func:`~simulo.rl.training.sharded_update.shard_gradient`)."""
+        environments, with ``weights`` (:func:`~simulo.rl.training.sharded_update.update_weights`; the
+        gradients: :func:`~simulo.rl.training.sharded_update.shard_gradient`)."""
         if self._settings is None or "advantages" not in self._rows:
             raise SimuloError("ShardRunner.gradients before set_targets: collect a rollout and hand out its "
                               "targets first")
-        self.load(weights)
+        load_update_weights(self.package, weights)
         outer = torch.get_rng_state()  # skrl's act draws a sample it does not need here
         try:
             out = []

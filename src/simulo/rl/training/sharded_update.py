@@ -25,7 +25,6 @@ from the number of runners. ``SIMULO_SHARDED_UPDATE=on|off`` overrides it.
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from collections.abc import Sequence
@@ -37,7 +36,7 @@ import torch
 from skrl.resources.schedulers.torch import KLAdaptiveLR
 
 from simulo.errors import SimuloValueError
-from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor, policy_weights
+from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor
 
 MIN_ROWS = 512
 """Rows of the smallest shard in one mini-batch from which the update is sharded. Measured on the cartpole
@@ -78,16 +77,15 @@ class ShardGradient:
     """One shard's share of a mini-batch step.
 
     Attributes:
-        grads: The gradient of the shard's share of the loss, one tensor per parameter of the policy and
-            then the value model (in ``parameters()`` order).
-        kl_sum: The approximate KL divergence summed over the shard's rows (0-d).
-        losses: The shard's shares of the policy, value and entropy losses (0-d each).
+        grad: The gradient of the shard's share of the loss, flat: every parameter of the policy and then
+            of the value model, in ``parameters()`` order.
+        sums: 4 values: the approximate KL divergence summed over the shard's rows, and the shard's shares
+            of the policy, value and entropy losses.
         cpu_s: CPU seconds the runner spent on it.
     """
 
-    grads: tuple[torch.Tensor, ...]
-    kl_sum: torch.Tensor
-    losses: tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+    grad: torch.Tensor
+    sums: torch.Tensor
     cpu_s: float = 0.0
 
 
@@ -99,8 +97,27 @@ class GradientSource(Protocol):
         ...
 
     def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
-        """Every shard's gradient for the memory rows ``start .. stop - 1``, in shard order."""
+        """Every shard's gradient for the memory rows ``start .. stop - 1`` with ``weights``
+        (:func:`update_weights`), in shard order."""
         ...
+
+
+def update_weights(agent: Any) -> Weights:
+    """What a runner needs for a mini-batch's gradient: the parameters (flat, policy then value) and the
+    state preprocessor's statistics."""
+    params = torch.nn.utils.parameters_to_vector([*agent.policy.parameters(), *agent.value.parameters()])
+    preprocessor = agent._state_preprocessor
+    stats = None if preprocessor is agent._empty_preprocessor or preprocessor is None else \
+        {k: v.detach().to("cpu", copy=True) for k, v in preprocessor.state_dict().items()}
+    return {"params": params.detach().to("cpu", copy=True), "state_preprocessor": stats}
+
+
+def load_update_weights(package: PolicyPackage, weights: Weights) -> None:
+    """Load :func:`update_weights` into a runner's copies."""
+    torch.nn.utils.vector_to_parameters(weights["params"], [*package.policy.parameters(),
+                                                            *package.value.parameters()])
+    if package.state_preprocessor is not None:
+        package.state_preprocessor.load_state_dict(weights["state_preprocessor"])
 
 
 def use_sharded_update(agent: Any, shard_sizes: Sequence[int]) -> bool:
@@ -119,9 +136,18 @@ def shard_rows(block: dict[str, torch.Tensor], first_env: int, num_envs: int, st
     """The rows of one shard (``block``: ``(T, count, ...)`` tensors of global environments ``first_env ..``)
     that fall in memory rows ``start .. stop - 1`` (skrl's flat index ``t * num_envs + env``), in that order."""
     steps, count = next(iter(block.values())).shape[:2]
-    flat = torch.arange(steps).view(-1, 1) * num_envs + (first_env + torch.arange(count)).view(1, -1)
-    mask = (flat >= start) & (flat < stop)
-    return {name: tensor[mask] for name, tensor in block.items()}
+    pieces: list[tuple[int, int, int]] = []  # (t, first local env, stop local env)
+    for t in range(max(0, start // num_envs), min(steps, -(-stop // num_envs))):
+        lo = max(0, start - t * num_envs - first_env)
+        hi = min(count, stop - t * num_envs - first_env)
+        if lo < hi:
+            pieces.append((t, lo, hi))
+    if not pieces:
+        return {name: tensor[:0].reshape(0, *tensor.shape[2:]) for name, tensor in block.items()}
+    if all((lo, hi) == (0, count) for _, lo, hi in pieces):  # whole, consecutive time steps: one slice
+        t0, t1 = pieces[0][0], pieces[-1][0] + 1
+        return {name: tensor[t0:t1].reshape(-1, *tensor.shape[2:]) for name, tensor in block.items()}
+    return {name: torch.cat([tensor[t, lo:hi] for t, lo, hi in pieces]) for name, tensor in block.items()}
 
 
 def shard_gradient(package: PolicyPackage, settings: LossSettings, rows: dict[str, torch.Tensor],
@@ -150,9 +176,10 @@ def shard_gradient(package: PolicyPackage, settings: LossSettings, rows: dict[st
         value_loss = settings.value_loss_scale * (rows["returns"] - predicted).square().sum() / batch_rows
         params = [*policy.parameters(), *value.parameters()]
         grads = torch.autograd.grad(policy_loss + entropy_loss + value_loss, params, allow_unused=True)
-    return ShardGradient(tuple(torch.zeros_like(p) if g is None else g for p, g in zip(params, grads, strict=True)),
-                         kl_sum, (policy_loss.detach(), value_loss.detach(), entropy_loss.detach()),
-                         time.process_time() - cpu)
+    flat = torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for p, g in zip(params, grads,
+                                                                                           strict=True)])
+    sums = torch.stack([kl_sum, policy_loss.detach(), value_loss.detach(), entropy_loss.detach()])
+    return ShardGradient(flat, sums, time.process_time() - cpu)
 
 
 def sharded_update(agent: Any, source: GradientSource) -> None:
@@ -176,6 +203,7 @@ def sharded_update(agent: Any, source: GradientSource) -> None:
     states = memory.get_tensor_by_name("states", keepdim=False)
     size = memory.memory_size * memory.num_envs // agent._mini_batches
     params = [*agent.policy.parameters(), *agent.value.parameters()]
+    sizes = [p.numel() for p in params]
     totals = [0.0, 0.0, 0.0]  # policy, value, entropy losses
     for epoch in range(agent._learning_epochs):
         kls = []
@@ -184,20 +212,21 @@ def sharded_update(agent: Any, source: GradientSource) -> None:
             if epoch == 0:
                 with torch.no_grad():
                     agent._state_preprocessor(states[start:stop], train=True)  # its statistics, as skrl's
-            parts = source.gradients(policy_weights(agent), start, stop)
-            kl = _in_order([p.kl_sum for p in parts]) / size
+            parts = source.gradients(update_weights(agent), start, stop)
+            sums = _in_order([p.sums for p in parts])
+            kl = sums[0] / size
             kls.append(kl)
             if agent._kl_threshold and kl > agent._kl_threshold:
                 break
             agent.optimizer.zero_grad()
-            for i, param in enumerate(params):
-                param.grad = _in_order([p.grads[i] for p in parts]).to(param.device)
+            grad = _in_order([p.grad for p in parts])
+            for param, chunk in zip(params, torch.split(grad, sizes), strict=True):
+                param.grad = chunk.view_as(param).to(param.device)
             if agent._grad_norm_clip > 0:
-                torch.nn.utils.clip_grad_norm_(itertools.chain(agent.policy.parameters(), agent.value.parameters()),
-                                               agent._grad_norm_clip)
+                torch.nn.utils.clip_grad_norm_(params, agent._grad_norm_clip, foreach=True)
             agent.optimizer.step()
-            for j in range(3):
-                totals[j] += float(_in_order([p.losses[j] for p in parts]))
+            for j, value in enumerate(sums[1:].tolist()):
+                totals[j] += value
         if agent._learning_rate_scheduler:
             if isinstance(agent.scheduler, KLAdaptiveLR):
                 agent.scheduler.step(torch.tensor(kls).mean().item())
@@ -248,5 +277,16 @@ def _gae(rewards: torch.Tensor, dones: torch.Tensor, values: torch.Tensor, last_
     return returns, (advantages - advantages.mean()) / (advantages.std() + 1e-8)
 
 
-__all__ = ["ENV_SHARDED_UPDATE", "MIN_ROWS", "GradientSource", "LossSettings", "ShardGradient", "shard_gradient",
-           "shard_rows", "sharded_update", "use_sharded_update"]
+__all__ = [
+    "ENV_SHARDED_UPDATE",
+    "MIN_ROWS",
+    "GradientSource",
+    "LossSettings",
+    "ShardGradient",
+    "load_update_weights",
+    "shard_gradient",
+    "shard_rows",
+    "sharded_update",
+    "update_weights",
+    "use_sharded_update",
+]
