@@ -252,7 +252,9 @@ def _single_run(args: argparse.Namespace, options: AppOptions) -> int:
     from simulo.apps.pick_place.experiments import single  # noqa: PLC0415
 
     video = None if args.record is None else simulo.VideoWriter(args.record, fps=1.0 / (DT * FRAME_EVERY))
-    result = single.run_pick_place(options, on_line=None if args.json else print, stack=args.stack, video=video)
+    # the lines show the tracking error only with a speed factor above 1 (against the seed's gain)
+    result = single.run_pick_place(options, on_line=None if args.json else print, stack=args.stack, video=video,
+                                   track=args.json or options.speed > 1.0)
     _emit(args.json, result.to_json(), report.report_lines(result))
     if video is not None:
         path = video.close()

@@ -63,6 +63,11 @@ class PickPlaceCell:
         shard: ``(first_env, total_envs)`` when the cell holds environments ``first_env ..`` of a larger batch
             (see :class:`simulo.Simulation`): they get the origins and worlds they have in the whole batch.
 
+    Attributes:
+        track: Read the tcp after every step of a move for :attr:`tracking_mm` (each move's largest distance
+            from its moving target, mm, per environment); False leaves those reads out and ``tracking_mm``
+            empty (for a run that reports no tracking error).
+
     Raises:
         SimuloValueError: Inconsistent shapes.
         UnreachableError: The start pose is out of reach.
@@ -120,6 +125,7 @@ class PickPlaceCell:
         self.target = start_tcp.copy()
         self.yaw = start_yaw.copy()
         self.gripper_open = np.zeros(n, dtype=bool)
+        self.track = True
         self.tracking_mm: dict[str, np.ndarray] = {}
         self.grasp_cube = 0
         self.obstacles: list[list[BoxFixture]] = [[] for _ in range(n)]
@@ -254,19 +260,20 @@ class PickPlaceCell:
         # every step's point at once: the seed's (1 - s) * start + s * goal, element for element
         s = np.array([smoothstep(k / n) for k in range(1, n + 1)])[:, None, None]
         points = (1 - s) * self.target + s * goals
-        reached = np.empty_like(points)  # the tcp after each step, world frame
-        if self.options.ik == "closed-form":  # the targets depend on the path only: solved before the steps
-            for k, q in enumerate(self.control.path_targets(points, yaws)):
-                self.robot.set_joint_position_target(q, joint_ids=self.arm_ids)
-                self.advance(1)
-                reached[k] = self.robot.get_body_pose(TCP_BODY)[:, :3]
-        else:
-            for k in range(n):
+        reached = np.empty_like(points) if self.track else None  # the tcp after each step, world frame
+        closed_form = self.options.ik == "closed-form"  # its targets depend on the path only: solved beforehand
+        targets = self.control.path_targets(points, yaws) if closed_form else None
+        for k in range(n):
+            if targets is not None:
+                self.robot.set_joint_position_target(targets[k], joint_ids=self.arm_ids)
+            else:
                 self._command(points[k], yaws)
-                self.advance(1)
+            self.advance(1)
+            if reached is not None:
                 reached[k] = self.robot.get_body_pose(TCP_BODY)[:, :3]
         self.target, self.yaw = goals, yaws
-        self.tracking_mm[name] = np.linalg.norm(reached - self.origins - points, axis=2).max(axis=0) * 1000
+        if reached is not None:
+            self.tracking_mm[name] = np.linalg.norm(reached - self.origins - points, axis=2).max(axis=0) * 1000
         self.hold(self.settle_steps(SETTLE_MOVE))
 
     def grip(self, opening: float, force: float) -> None:

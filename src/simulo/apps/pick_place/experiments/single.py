@@ -70,7 +70,7 @@ def _cube_fixture(cell: PickPlaceCell, k: int) -> BoxFixture:
 
 
 def run_pick_place(options: AppOptions = DEFAULT_OPTIONS, on_line: Callable[[str], None] | None = None,
-                   stack: bool = False, video: Any = None) -> RunResult:
+                   stack: bool = False, video: Any = None, track: bool = True) -> RunResult:
     """The seed's run in one environment (and, with ``stack``, a second cube placed on the first).
 
     The sequence is :func:`~simulo.apps.pick_place.hardware.run_pick_and_place` on a
@@ -87,6 +87,8 @@ def run_pick_place(options: AppOptions = DEFAULT_OPTIONS, on_line: Callable[[str
             and put it on the first.
         video: A :class:`simulo.VideoWriter` that receives frames of the run (drawn headless on the CPU; the
             physics is the same with and without it).
+        track: Measure each move's tcp tracking error (``PickResult.tracking_mm``); False leaves it empty and
+            the physics unchanged (see :attr:`PickPlaceCell.track`).
 
     Returns:
         The result. With the numeric solver or a speed factor above 1, a second run is made for the
@@ -97,6 +99,7 @@ def run_pick_place(options: AppOptions = DEFAULT_OPTIONS, on_line: Callable[[str
     """
     cubes = [one_cube(PICK, CUBE_YAW)] + ([one_cube(SECOND_CUBE, SECOND_CUBE_YAW)] if stack else [])
     cell = start_cell(cubes, np.array([[PICK[0], PICK[1], HOVER_Z]]), np.array([CUBE_YAW]), options, video)
+    cell.track = track
     try:
         start_tcp = tuple(cell.tcp()[0].tolist())
         start_cube = tuple(cell.cube_pose(0)[0, :3].tolist())
