@@ -19,7 +19,7 @@ from simulo.rl.training import RLTrainer  # noqa: E402 - after the skips
 from simulo.rl.training.collector import InProcessCollector, IterationCost, RunnerCost, policy_package  # noqa: E402
 from simulo.rl.training.sharded_update import (  # noqa: E402
     ENV_SHARDED_UPDATE,
-    MIN_ROWS,
+    MIN_WORK,
     shard_rows,
     sharded_update,
     use_sharded_update,
@@ -93,8 +93,11 @@ def test_sharded_update_is_the_same_bytes_for_one_and_two_workers_and_in_process
 
 
 def test_the_choice_depends_on_the_layout_and_the_setting_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    agent = SimpleNamespace(policy=object(), value=object(), _mixed_precision=False, _rollouts=16, _mini_batches=4)
-    enough = MIN_ROWS * 4 // 16  # environments a shard needs for MIN_ROWS rows in a mini-batch
+    def model() -> SimpleNamespace:
+        return SimpleNamespace(parameters=lambda: [torch.zeros(500), torch.zeros(500)])  # 1,000 parameters
+
+    agent = SimpleNamespace(policy=model(), value=model(), _mixed_precision=False, _rollouts=16, _mini_batches=4)
+    enough = MIN_WORK // 2000 * 4 // 16  # environments a shard needs: rows in a mini-batch x 2,000 parameters
     monkeypatch.delenv(ENV_SHARDED_UPDATE, raising=False)
     assert use_sharded_update(agent, [enough] * 8)
     assert not use_sharded_update(agent, [enough] * 7 + [enough - 1])  # the smallest shard decides

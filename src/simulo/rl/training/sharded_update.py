@@ -19,8 +19,8 @@ rounding differs (sums over shards instead of one mean), so a trained policy mat
 precision and matches itself bit for bit for any number of runners.
 
 It pays only when a shard's rows per mini-batch outweigh a forward and backward pass's fixed cost
-(:data:`MIN_ROWS`): :func:`use_sharded_update` decides from the shard layout and ``agent_cfg`` alone, never
-from the number of runners. ``SIMULO_SHARDED_UPDATE=on|off`` overrides it.
+(:data:`MIN_WORK`): :func:`use_sharded_update` decides from the shard layout, the networks' size and
+``agent_cfg`` alone, never from the number of runners. ``SIMULO_SHARDED_UPDATE=on|off`` overrides it.
 """
 
 from __future__ import annotations
@@ -38,13 +38,14 @@ from skrl.resources.schedulers.torch import KLAdaptiveLR
 from simulo.errors import SimuloValueError
 from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor
 
-MIN_ROWS = 512
-"""Rows of the smallest shard in one mini-batch from which the update is sharded. Measured on the cartpole
-sample's 64x64 networks (one thread): a mini-batch step costs about 3 ms plus 3.3 us a row on the learner,
-a shard's forward and backward pass about 1.9 ms plus 3.3 us a row; with 8 shards on 2 runners the
-sharded step wins above about 500 rows a shard."""
+MIN_WORK = 8_000_000
+"""Rows of the smallest shard in one mini-batch times the parameters of the policy and value models, from
+which the update is sharded. A shard's forward and backward pass has a fixed cost (about 2.7 ms on the
+development machine under load, 8 shards: 8 of them per mini-batch) and a cost per row that grows with
+the parameters. Measured (CPU seconds, one thread, 2 runners): the sharded update broke even at about
+1,000 rows for the cartpole's 9.1k parameters and 512 rows for the humanoid's 20.5k, so both at 9-10 M."""
 ENV_SHARDED_UPDATE = "SIMULO_SHARDED_UPDATE"
-"""``on`` or ``off`` forces the choice (``auto``, the default, applies :data:`MIN_ROWS`)."""
+"""``on`` or ``off`` forces the choice (``auto``, the default, applies :data:`MIN_WORK`)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,8 @@ def use_sharded_update(agent: Any, shard_sizes: Sequence[int]) -> bool:
     supported = agent.policy is not agent.value and not agent._mixed_precision
     if choice != "auto" or not supported:
         return supported and choice == "on"
-    return min(shard_sizes) * agent._rollouts // agent._mini_batches >= MIN_ROWS
+    parameters = sum(p.numel() for model in (agent.policy, agent.value) for p in model.parameters())
+    return min(shard_sizes) * agent._rollouts // agent._mini_batches * parameters >= MIN_WORK
 
 
 def shard_rows(block: dict[str, torch.Tensor], first_env: int, num_envs: int, start: int,
@@ -279,7 +281,7 @@ def _gae(rewards: torch.Tensor, dones: torch.Tensor, values: torch.Tensor, last_
 
 __all__ = [
     "ENV_SHARDED_UPDATE",
-    "MIN_ROWS",
+    "MIN_WORK",
     "GradientSource",
     "LossSettings",
     "ShardGradient",
