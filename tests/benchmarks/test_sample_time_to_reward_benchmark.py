@@ -47,3 +47,18 @@ def test_quick_run_reads_the_last_iteration_and_reports_the_target_not_reached()
                      re.M), done.stdout
     assert re.search(r"^last update\s+[\d.]+\s+\d+\s+2\s+", done.stdout, re.M), done.stdout
     assert "best_reward >= 1e+09: not reached" in done.stdout
+
+
+def test_cpu_seconds_count_the_process_tree_under_the_launched_command() -> None:
+    busy = ("import subprocess, sys, time\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time\\n"
+            "while time.process_time() < 0.3: pass\\nprint(1, flush=True)\\ntime.sleep(30)'], stdout=sys.stdout)\n"
+            "child.wait()\n")
+    proc = subprocess.Popen([sys.executable, "-c", busy], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "1"  # the grandchild spent 0.3 s
+        assert _module().tree_cpu_seconds(proc.pid) >= 0.29
+        assert _module().tree_cpu_seconds(2**22 + 12345) == 0.0  # no such process
+    finally:
+        proc.kill()
+        proc.wait()
