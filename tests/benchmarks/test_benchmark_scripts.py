@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +64,15 @@ def test_import_time_breakdown_parses_importtime_lines() -> None:
     assert any(name.strip() == "simulo" for _, _, name in rows)
     cumulative = [cum for _, cum, _ in rows]
     assert cumulative == sorted(cumulative, reverse=True)
+
+
+def test_import_time_flagship_counts_the_modules_simulo_pick_place_loads(capsys: Any) -> None:
+    _load("import_time.py").flagship(4, runs=1)
+    out = capsys.readouterr().out
+    counts = re.search(r"simulo pick-place imports (\d+) modules, (\d+) of them simulo's", out)
+    assert counts is not None, out
+    assert 0 < int(counts[2]) < int(counts[1])
+    assert len(re.findall(r"^\s+\d+  \S+$", out, re.M)) == 4
 
 
 def test_robot_throughput_quick_prints_both_tables_with_identical_physics() -> None:
