@@ -175,6 +175,6 @@ def _require_local(env: Any) -> None:
     from simulo.rl.local_env import LocalEnv  # noqa: PLC0415 - the engine, only for schema tasks
 
     backend = getattr(env, "backend", env)
-    if not isinstance(backend, LocalEnv):
+    if not isinstance(backend, LocalEnv) and not hasattr(backend, "rollout_collector"):  # env runners: inputs there
         raise NotImplementedError("a task with a policy_input_schema trains with its environments in this process "
                                   f"only (this one runs on {type(backend).__name__}: drop --workers)")
