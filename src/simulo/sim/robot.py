@@ -35,26 +35,20 @@ from simulo.authoring.asset import Asset
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.authoring.pose import Pose
 from simulo.engine.base import ArticulationBatch
-from simulo.errors import AssetError, NotAttachedError, SimuloValueError
-from simulo.sim import properties
+from simulo.errors import AssetError, SimuloValueError
 from simulo.sim.hooks import RobotAttachment, RobotSensor
 from simulo.sim.names import match_names
+from simulo.sim.robot_bodies import body_pose, body_pose_in_base, body_velocity, body_velocity_in_base
+from simulo.sim.robot_commands import RobotCommands, _atomic
 from simulo.sim.robot_data import RobotData
 from simulo.sim.robot_internals import RobotInternals
 from simulo.sim.robot_setup import make_robot_data
 from simulo.sim.robot_state import RobotState
 from simulo.sim.sensors.base import Sensor
-from simulo.sim.tensors import MAX_MAGNITUDE, Tensors, atomic, index_array, unit_poses
+from simulo.sim.tensors import MAX_MAGNITUDE, Tensors, index_array
 
 
-def _tensors_of(robot: Robot) -> Tensors | None:
-    return robot._rt.tensors if robot._rt is not None else None
-
-
-_atomic = atomic(_tensors_of)
-
-
-class Robot(RobotBase):
+class Robot(RobotCommands, RobotBase):
     """A multi-joint articulated robot, batched over the scene's environments.
 
     Args:
@@ -149,16 +143,6 @@ class Robot(RobotBase):
     def path(self) -> str | None:
         """Scene path, set by the scene when the robot is added."""
         return self._path
-
-    def _rt_or_raise(self, member: str) -> RobotData:
-        if self._rt is None and self._closed:
-            raise NotAttachedError(f"Robot.{member} is not available until the simulation has attached the robot: "
-                                   f"the simulation of robot {self._name!r} was closed (build a new "
-                                   "simulo.Simulation(scene) to use it again)")
-        if self._rt is None:
-            raise NotAttachedError(f"Robot.{member} is not available until the simulation has attached the robot "
-                                   "(from on_start onward / after simulo.Simulation(scene) is built)")
-        return self._rt
 
     @property
     def internals(self) -> Any:
@@ -309,27 +293,27 @@ class Robot(RobotBase):
         cols = data.joint_cols(joint_ids)
         return data.tensors.out(data.batch.gravity_torques(data.q)[:, cols])
 
-    # -- body reads ------------------------------------------------------------------------------------
+    # -- body reads (simulo.sim.robot_bodies) ------------------------------------------------------------
     def get_body_pose(self, body_name: str) -> Any:
         """World pose of a body's frame (num_envs, 7)."""
-        data = self._rt_or_raise("get_body_pose")
-        return data.tensors.out(data.body_pose(data.body_index(body_name)))
+        data = self._rt or self._rt_or_raise("get_body_pose")
+        return data.tensors.out(body_pose(data, data.body_index(body_name)))
 
     def get_body_velocity(self, body_name: str) -> Any:
         """World velocity ``[vx, vy, vz, wx, wy, wz]`` of a body's frame origin (num_envs, 6)."""
         data = self._rt_or_raise("get_body_velocity")
-        return data.tensors.out(data.body_velocity(data.body_index(body_name))[1])
+        return data.tensors.out(body_velocity(data, data.body_index(body_name))[1])
 
     def get_body_pose_in_base_frame(self, body_name: str) -> tuple[Any, Any]:
         """``(position (num_envs, 3), quaternion (num_envs, 4))`` of a body relative to the base frame."""
         data = self._rt_or_raise("get_body_pose_in_base_frame")
-        pos, quat = data.body_pose_in_base(data.body_index(body_name))
+        pos, quat = body_pose_in_base(data, data.body_index(body_name))
         return data.tensors.out(pos), data.tensors.out(quat)
 
     def get_body_velocity_in_base_frame(self, body_name: str) -> tuple[Any, Any]:
         """``(linear, angular)`` velocity of a body relative to the base, in base axes, each (num_envs, 3)."""
         data = self._rt_or_raise("get_body_velocity_in_base_frame")
-        lin, ang = data.body_velocity_in_base(data.body_index(body_name))
+        lin, ang = body_velocity_in_base(data, data.body_index(body_name))
         return data.tensors.out(lin), data.tensors.out(ang)
 
     def get_joint_state(self) -> tuple[Any, Any]:
@@ -345,170 +329,9 @@ class Robot(RobotBase):
         data = self._rt_or_raise("get_root_velocity")
         return data.tensors.out(np.concatenate([data.lin_vel, data.ang_vel], axis=1))
 
-    # -- teleports -------------------------------------------------------------------------------------
-    @_atomic
-    def set_joint_state(self, positions: Any, velocities: Any = None, env_ids: Any = None) -> None:
-        """Write joint positions (and velocities, zero if not given) directly: a teleport, not control.
-
-        Args:
-            positions: (len(env_ids), num_joints) in rad or m.
-            velocities: Same shape, or None for zero.
-            env_ids: Environments to write; None for all.
-        """
-        data = self._rt_or_raise("set_joint_state")
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        shape = (len(ids), data.num_joints)
-        q = data.tensors.floats(positions, shape, "positions")
-        qd = np.zeros(shape) if velocities is None else data.tensors.floats(velocities, shape, "velocities")
-        data.batch.write_joints(ids, q, qd)
-        data.q[ids] = q
-        data.qd[ids] = qd
-        data.publish_held()
-
-    @_atomic
-    def set_root_pose(self, pose: Any, env_ids: Any = None) -> None:
-        """Teleport the base to world-frame poses (len(env_ids), 7); quaternions are normalised.
-
-        Raises:
-            SimuloValueError: A quaternion has zero length. On a fixed base the pose moves the anchor.
-        """
-        data = self._rt_or_raise("set_root_pose")
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        poses = unit_poses(data.tensors.floats(pose, (len(ids), 7), "pose"))
-        data.batch.write_base_pose(ids, poses)
-        data.refresh_base(ids.tolist())
-        data.refresh_joints()
-        data.publish_held()
-
-    @_atomic
-    def set_root_velocity(self, velocity: Any, env_ids: Any = None) -> None:
-        """Set base velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6), world frame."""
-        data = self._rt_or_raise("set_root_velocity")
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        vel = data.tensors.floats(velocity, (len(ids), 6), "velocity")
-        if data.fixed_base and np.any(vel):
-            raise SimuloValueError(f"robot {self._name!r} has a fixed base; its root velocity must stay zero")
-        data.batch.write_base_velocity(ids, vel)
-        data.refresh_base(ids.tolist())
-        data.publish_held()
-
-    # -- targets -----------------------------------------------------------------------------------------
-    def _targets(self, member: str, values: Any, joint_ids: Any, env_ids: Any, name: str
-                 ) -> tuple[RobotData, Any, np.ndarray, np.ndarray]:
-        """The robot's data, the block of a (num_envs, num_joints) array to write, the checked values and the
-        joint columns of a target setter."""
-        data = self._rt_or_raise(member)
-        if env_ids is None:  # every environment in order; contiguous columns as a slice (basic indexing is faster)
-            cols = data.joint_cols(joint_ids)
-            vals = data.tensors.floats(values, (data.num_envs, len(cols)), name)
-            return data, (slice(None), data.col_index(cols)), vals, cols
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        cols = data.joint_cols(joint_ids)
-        vals = data.tensors.floats(values, (len(ids), len(cols)), name)
-        return data, np.ix_(ids, cols), vals, cols
-
-    @_atomic
-    def set_joint_position_target(self, positions: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
-        """Set position targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
-        data, block, vals, cols = self._targets("set_joint_position_target", positions, joint_ids, env_ids,
-                                                "positions")
-        data.pos_t[block] = vals
-        data.note_position_targets(cols)
-
-    @_atomic
-    def set_joint_velocity_target(self, velocities: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
-        """Set velocity targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
-        data, block, vals, _ = self._targets("set_joint_velocity_target", velocities, joint_ids, env_ids, "velocities")
-        data.vel_t[block] = vals
-        data.commands_changed = True
-
-    @_atomic
-    def set_joint_effort_target(self, efforts: Any, joint_ids: Any = None) -> None:
-        """Set effort targets (num_envs, len(joint_ids)) in N·m or N for every environment.
-
-        Efforts beyond a joint's effort limit are applied at the limit (the actuator saturates);
-        ``state.joint_efforts`` reports what was applied.
-        """
-        data, block, vals, _ = self._targets("set_joint_effort_target", efforts, joint_ids, None, "efforts")
-        data.eff_t[block] = vals
-        data.commands_changed = True
-
-    def set_body_friction(self, name_pattern: str, friction: float) -> None:
-        """Set the lateral (Coulomb) friction coefficient of the matching bodies in every environment.
-
-        Raises:
-            NameNotFoundError: No body matches. SimuloValueError: friction is not a finite number >= 0.
-        """
-        data = self._rt_or_raise("set_body_friction")
-        bodies = self.find_bodies(name_pattern)
-        if check_real(friction, "friction", 0) > MAX_MAGNITUDE:
-            raise SimuloValueError(f"friction must be a finite number >= 0 and <= {MAX_MAGNITUDE:g}, got {friction!r}")
-        for b in bodies:
-            data.batch.set_body_friction(b, float(friction))
-
-    # -- per-copy properties (RobotPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) ------
-    @_atomic
-    def set_mass(self, values: Any, env_ids: Any = None) -> None:
-        """Set body masses (len(env_ids), num_bodies) in kg."""
-        properties.robot_set_mass(self._rt_or_raise("set_mass"), values, env_ids)
-
-    @_atomic
-    def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
-        """Set body centres of mass (len(env_ids), num_bodies, 3); the PyBullet engine refuses."""
-        properties.robot_set_center_of_mass(self._rt_or_raise("set_center_of_mass"), values, env_ids)
-
-    @_atomic
-    def set_friction(self, values: Any, env_ids: Any = None) -> None:
-        """Set each body's friction coefficient (len(env_ids), num_bodies): one contact shape per body."""
-        properties.robot_set_surface(self._rt_or_raise("set_friction"), values, env_ids, "friction")
-
-    @_atomic
-    def set_restitution(self, values: Any, env_ids: Any = None) -> None:
-        """Set each body's restitution 0..1 (len(env_ids), num_bodies)."""
-        properties.robot_set_surface(self._rt_or_raise("set_restitution"), values, env_ids, "restitution")
-
-    @_atomic
-    def set_joint_gains(self, stiffness: Any, damping: Any, env_ids: Any = None) -> None:
-        """Set PD stiffness and damping (len(env_ids), num_joints) of PD-driven (ActuatorGainsConfig) joints."""
-        properties.robot_set_joint_gains(self._rt_or_raise("set_joint_gains"), stiffness, damping, env_ids)
-
-    @_atomic
-    def set_joint_armature(self, values: Any, env_ids: Any = None) -> None:
-        """Set joint armature (len(env_ids), num_joints); the PyBullet engine refuses."""
-        properties.robot_set_joint_armature(self._rt_or_raise("set_joint_armature"), values, env_ids)
-
-    @_atomic
-    def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
-        """Keep world-frame forces and torques (len(env_ids), num_bodies, 3) on the bodies' centres of mass at
-        every physics step until set again (zeros stop them) or the environment is reset."""
-        data = self._rt_or_raise("apply_external_force")
-        properties.robot_apply_external_force(data, data.external, forces, torques, env_ids)
-
-    # -- reset ---------------------------------------------------------------------------------------------
-    @_atomic
-    def reset(self, env_ids: Any = None) -> None:
-        """Write the default pose and joint state and clear every target, for ``env_ids`` only."""
-        data = self._rt_or_raise("reset")
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        data.batch.write_base_pose(ids, data.default_pose[ids])
-        data.batch.write_base_velocity(ids, np.zeros((len(ids), 6)))
-        data.batch.write_joints(ids, data.default_q[ids], data.default_qd[ids])
-        data.clear_targets(ids)
-        data.external.clear(ids)
-        data.q[ids] = data.default_q[ids]
-        data.qd[ids] = data.default_qd[ids]
-        data.effort[ids] = 0.0
-        data.refresh_base(ids.tolist())
-        data.publish_held()
-
-    def reset_to_default(self) -> None:
-        """Reset every environment to the default state."""
-        self.reset(None)
-
     def update(self, dt: float) -> None:
         """Mark the state buffers stale after a step (the runtime calls this): the next read refreshes them."""
-        data = self._rt_or_raise("update")
-        data.mark_stepped()
+        (self._rt or self._rt_or_raise("update")).mark_stepped()
         for sensor, _ in self._sensors:
             sensor.update(dt)
 
@@ -551,6 +374,7 @@ class Robot(RobotBase):
                                self.actuator_gains)
         data.physics_dt = float(physics_dt)
         self._rt = data
+        self._state.bind(data)
         self._internals = RobotInternals(data, env_origins)
         if self.mass_scale != 1.0:
             batch.scale_masses(self.mass_scale)
@@ -570,6 +394,7 @@ class Robot(RobotBase):
             self._rt.attached = False
             self._closed = True
         self._rt = None
+        self._state.bind(None)
 
     def __repr__(self) -> str:
         return f"Robot(name={self._name!r}, asset={self.asset.name!r}, attached={self._rt is not None})"

@@ -5,13 +5,8 @@ Lab's ``ArticulationData``). Its attributes are the read API of sensors and actu
 the writes they may make. Apps use the robot's own members instead.
 
 Every (num_envs, num_joints) array uses the robot's joint order (:attr:`RobotData.joint_names`). Targets
-are NaN where unset.
-
-State buffers are read when they are read (Isaac Lab's timestamped buffers): a physics step only marks
-them stale, and the first read of ``q``, ``qd``, ``effort`` (joints) or ``pose``, ``lin_vel``, ``ang_vel``
-(base) after it refreshes that group in place from the engine. A step nobody reads costs no engine read.
-The buffers are the runtime's own; ``robot.state`` hands out objects a stray write cannot corrupt
-(:attr:`published`, :mod:`simulo.sim.published`), and those a caller holds are refreshed after every step.
+are NaN where unset. The state buffers are read when they are read (:mod:`simulo.sim.robot_buffers`);
+body poses and velocities are read from the engine on every call (:mod:`simulo.sim.robot_bodies`).
 """
 
 from __future__ import annotations
@@ -23,11 +18,10 @@ import numpy as np
 
 from simulo.engine.base import ArticulationBatch, ControlMode
 from simulo.errors import NameNotFoundError
-from simulo.math.batched import quat_conjugate, quat_mul, quat_rotate_inverse
 from simulo.sim.names import match_names
 from simulo.sim.properties import ForceBuffer
-from simulo.sim.published import PublishedBuffers
-from simulo.sim.tensors import Tensors, index_array
+from simulo.sim.robot_buffers import StateBuffers
+from simulo.sim.tensors import Tensors, fits, index_array
 
 if TYPE_CHECKING:
     from simulo.sim.actuators.drive import JointDrive
@@ -37,16 +31,29 @@ _COLS_CACHE_SIZE = 64
 #: the element types of a cacheable ``joint_ids`` list (``bool`` and floats equal to ints are not indices)
 _INT_ONLY = frozenset((int,))
 
-_JOINTS = frozenset(("q", "qd", "effort"))
-_BASE = frozenset(("pose", "lin_vel", "ang_vel"))
-_MEMBERS = ("pose", "lin_vel", "ang_vel", "q", "qd", "effort")
-
 _PASSIVE = int(ControlMode.PASSIVE)
 _POSITION = int(ControlMode.POSITION_MOTOR)
 _TORQUE = int(ControlMode.TORQUE)
 
+#: Which target array :meth:`RobotData.write_targets` writes.
+POSITION_TARGETS, VELOCITY_TARGETS, EFFORT_TARGETS = 0, 1, 2
 
-class RobotData:
+
+class _Block:
+    """A validated ``joint_ids`` list's target block: its columns, their index (a slice for an ascending run),
+    the shape of a value for every environment and, for a slice, views of ``pos_t``, ``vel_t``, ``eff_t`` there
+    (writing into a kept view skips numpy's indexing)."""
+
+    __slots__ = ("cols", "index", "shape", "views")
+
+    def __init__(self, cols: np.ndarray, index: Any, num_envs: int, targets: tuple[np.ndarray, ...]) -> None:
+        self.cols = cols
+        self.index = index
+        self.shape = (num_envs, cols.size)
+        self.views = tuple(t[:, index] for t in targets) if isinstance(index, slice) else None
+
+
+class RobotData(StateBuffers):
     """State buffers, targets and drive tables of one attached robot, batched over environments.
 
     Args:
@@ -77,7 +84,7 @@ class RobotData:
     def __init__(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray, default_q: np.ndarray,
                  default_qd: np.ndarray, effort_limit: np.ndarray, drives: Sequence[JointDrive]) -> None:
         n, j = default_q.shape
-        self.batch = batch
+        super().__init__(batch, tensors, default_pose, j)
         self.tensors = tensors
         self.joint_names = [info.name for info in batch.joints]
         self.body_names = list(batch.body_names)
@@ -85,27 +92,12 @@ class RobotData:
         for k, name in enumerate(self.body_names):
             self._body_index.setdefault(name, k)
         self.joint_kinds = [info.kind for info in batch.joints]
-        self.fixed_base = batch.fixed_base
         self.default_pose = default_pose.copy()
         self.default_q = default_q
         self._shape = (n, j)  # (num_envs, num_joints), fixed for the data's life
         self.default_qd = default_qd
         self.effort_limit = effort_limit
         self.drives = list(drives)
-        dtype = tensors.state_dtype  # the live buffers the state members view
-        self._pose = default_pose.astype(dtype)
-        self._lin_vel = np.zeros((n, 3), dtype)
-        self._ang_vel = np.zeros((n, 3), dtype)
-        self._q = np.zeros((n, j), dtype)
-        self._qd = np.zeros((n, j), dtype)
-        self._effort = np.zeros((n, j), dtype)
-        #: whether the engine stepped since the joint / base buffers were last read (see the module docstring)
-        self.joints_stale = False
-        self.base_stale = False
-        #: what ``robot.state`` hands out for the six buffers (see :mod:`simulo.sim.published`)
-        self.published = PublishedBuffers(tensors, {
-            "pose": self._pose, "lin_vel": self._lin_vel, "ang_vel": self._ang_vel, "q": self._q, "qd": self._qd,
-            "effort": self._effort})
         self.pos_t = np.full((n, j), np.nan)
         self.vel_t = np.full((n, j), np.nan)
         self.eff_t = np.full((n, j), np.nan)
@@ -125,94 +117,25 @@ class RobotData:
         #: Only values of position targets on joints whose position motor runs in every environment changed since
         #: the last flush: the modes and every other command stay, so the next flush only resends the motors.
         self.positions_changed = False
-        #: joint columns whose position motor runs in every environment (as of the last full flush)
-        self._motor_everywhere = np.zeros(j, dtype=bool)
-        #: id of a cached column array -> whether all its columns are in ``_motor_everywhere``
+        #: id of a cached column array -> whether all its columns run a position motor in every environment
         self._motor_cols: dict[int, bool] = {}
-        #: what the last full flush computed: velocity targets (0 where unset), and where efforts are the torques
-        #: sent (torque mode) and where zero (passive), None for nowhere (see ``_effort_masks``)
+        #: velocity targets (0 where unset) of the last full flush
         self._velocity = np.zeros((n, j))
-        self._masks: tuple[np.ndarray | None, np.ndarray | None] | None = None
-        self._mode_key: bytes | None = None  # ``mode`` when the masks and ``_motor_everywhere`` were computed
+        self._mode_key = b""  # ``mode`` when what depends on the modes alone was last computed (``_modes_changed``)
+        self._motor_everywhere = np.zeros(j, dtype=bool)
+        self._has_torque = False
+        self._modes_changed()
         self.attached = True
         #: The engine's time step in seconds (the robot sets it when attached; implicit drives integrate over it).
         self.physics_dt = 1.0 / 240.0
         #: external forces and torques kept on the bodies (see simulo.sim.properties)
         self.external = ForceBuffer(n, len(self.body_names))
-        #: validated ``joint_ids`` lists (as tuples of ints) -> their column arrays (read-only)
-        self.cols_cache: dict[tuple[int, ...], np.ndarray] = {}
-        self._all_cols = np.arange(j)
-        self._all_cols.setflags(write=False)
-        #: ids of the cached column arrays (kept alive by the caches) -> their index (a slice when contiguous)
-        self._col_index: dict[int, Any] = {id(self._all_cols): slice(None)}
-
-    # -- state buffers, refreshed on first read after a step ------------------------------------------
-    @property
-    def pose(self) -> np.ndarray:
-        """Root pose (num_envs, 7), current."""
-        if self.base_stale:
-            self.refresh_base()
-        return self._pose
-
-    @property
-    def lin_vel(self) -> np.ndarray:
-        """Root linear velocity (num_envs, 3), current."""
-        if self.base_stale:
-            self.refresh_base()
-        return self._lin_vel
-
-    @property
-    def ang_vel(self) -> np.ndarray:
-        """Root angular velocity (num_envs, 3), current."""
-        if self.base_stale:
-            self.refresh_base()
-        return self._ang_vel
-
-    @property
-    def q(self) -> np.ndarray:
-        """Joint positions (num_envs, num_joints), current."""
-        if self.joints_stale:
-            self.refresh_joints()
-        return self._q
-
-    @property
-    def qd(self) -> np.ndarray:
-        """Joint velocities (num_envs, num_joints), current."""
-        if self.joints_stale:
-            self.refresh_joints()
-        return self._qd
-
-    @property
-    def effort(self) -> np.ndarray:
-        """Efforts applied in the last step (num_envs, num_joints), current."""
-        if self.joints_stale:
-            self.refresh_joints()
-        return self._effort
-
-    def mark_stepped(self) -> None:
-        """Note that the engine stepped: the next read refreshes the buffers (a fixed base never moves)."""
-        self.joints_stale = True
-        self.base_stale = not self.fixed_base
-        self.publish_held()
-
-    def member(self, name: str) -> Any:
-        """The current value of state buffer ``name`` as ``robot.state`` hands it out (see ``published``)."""
-        if self.joints_stale and name in _JOINTS:
-            self.refresh_joints()
-        elif self.base_stale and name in _BASE:
-            self.refresh_base()
-        return self.published.get(name)
-
-    def publish_held(self) -> None:
-        """Bring the state objects callers still hold up to date now (after a step or a teleport)."""
-        held = self.published.held(_MEMBERS)
-        if not held:
-            return
-        if self.joints_stale and not _BASE.issuperset(held):
-            self.refresh_joints()
-        if self.base_stale and not _JOINTS.issuperset(held):
-            self.refresh_base()
-        self.published.sync(held)
+        all_cols = np.arange(j)
+        all_cols.setflags(write=False)
+        #: validated ``joint_ids`` lists (as tuples of ints; None: every joint) -> their target block (the column
+        #: arrays are read-only and kept alive here, so their ids are not reused while the data lives)
+        self._blocks: dict[tuple[int, ...] | None, _Block] = {
+            None: _Block(all_cols, slice(None), n, (self.pos_t, self.vel_t, self.eff_t))}
 
     @property
     def num_envs(self) -> int:
@@ -232,48 +155,6 @@ class RobotData:
         """Body indices matching a name or full regex, in body order (see :func:`match_names`)."""
         return match_names(name_pattern, self.body_names, "body")
 
-    def joint_cols(self, joint_ids: Any) -> np.ndarray:
-        """Validated joint columns of ``joint_ids`` (``None``: all); lists of ints are cached read-only.
-
-        Raises:
-            SimuloValueError: An index is out of range, repeated or not an integer.
-        """
-        if joint_ids is None:
-            return self._all_cols
-        if type(joint_ids) is list and _INT_ONLY.issuperset(map(type, joint_ids)):  # the common case, cached
-            key = tuple(joint_ids)
-            cols = self.cols_cache.get(key)
-            if cols is None:
-                cols = index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
-                cols.setflags(write=False)
-                if len(self.cols_cache) < _COLS_CACHE_SIZE:
-                    self.cols_cache[key] = cols
-                    run = cols.size > 0 and int(cols[-1]) - int(cols[0]) + 1 == cols.size \
-                        and bool((np.diff(cols) == 1).all())
-                    self._col_index[id(cols)] = slice(int(cols[0]), int(cols[-1]) + 1) if run else cols
-            return cols
-        return index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
-
-    def col_index(self, cols: np.ndarray) -> Any:
-        """An index of the columns ``cols`` (from :meth:`joint_cols`): a slice when they are a cached ascending
-        run (basic indexing is faster than fancy indexing and selects the same elements), else ``cols``."""
-        return self._col_index.get(id(cols), cols)
-
-    def note_position_targets(self, cols: np.ndarray) -> None:
-        """Record that position targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
-        if self.commands_changed:
-            return
-        everywhere = self._motor_cols.get(id(cols))
-        if everywhere is None:
-            everywhere = bool(self._motor_everywhere[cols].all())
-            if id(cols) in self._col_index:  # a cached array: its id is not reused while the data lives
-                self._motor_cols[id(cols)] = everywhere
-        if everywhere:
-            self.positions_changed = True
-        else:
-            self.commands_changed = True
-
-    # -- body reads ---------------------------------------------------------------------------------
     def body_index(self, body_name: str) -> int:
         """Index of the body named exactly ``body_name``.
 
@@ -285,34 +166,69 @@ class RobotData:
             raise NameNotFoundError(f"no body named {body_name!r}; available bodies: {self.body_names}")
         return index
 
-    def body_pose(self, body: int) -> np.ndarray:
-        """World pose (num_envs, 7) of a body's frame, read now (a new array)."""
-        if body == 0:
-            return self.pose.copy()
-        return self.batch.read_bodies([body], range(self.num_envs), velocity=False)[0][:, 0]
+    # -- joint columns and targets -----------------------------------------------------------------
+    def _cached_block(self, joint_ids: Any) -> _Block | None:
+        """The block of a ``joint_ids`` list validated before (None: every joint), else None."""
+        if joint_ids is None:
+            return self._blocks[None]
+        if type(joint_ids) is list and _INT_ONLY.issuperset(map(type, joint_ids)):
+            return self._blocks.get(tuple(joint_ids))
+        return None
 
-    def body_velocity(self, body: int) -> tuple[np.ndarray, np.ndarray]:
-        """World pose (num_envs, 7) and velocity (num_envs, 6) of a body's frame origin, read now."""
-        if body == 0:
-            return self.pose.copy(), np.concatenate([self.lin_vel, self.ang_vel], axis=1)
-        poses, vels = self.batch.read_bodies([body], range(self.num_envs), velocity=True)
-        assert vels is not None
-        return poses[:, 0], vels[:, 0]
+    def joint_cols(self, joint_ids: Any) -> np.ndarray:
+        """Validated joint columns of ``joint_ids`` (``None``: all); lists of ints are cached read-only.
 
-    def body_pose_in_base(self, body: int) -> tuple[np.ndarray, np.ndarray]:
-        """Position (num_envs, 3) and quaternion (num_envs, 4) of a body's frame relative to the base frame."""
-        world = self.body_pose(body)
-        base_q = self.pose[:, 3:]
-        pos = quat_rotate_inverse(base_q, world[:, :3] - self.pose[:, :3])
-        return pos, quat_mul(quat_conjugate(base_q), world[:, 3:])
+        Raises:
+            SimuloValueError: An index is out of range, repeated or not an integer.
+        """
+        return self.joint_block(joint_ids)[0]
 
-    def body_velocity_in_base(self, body: int) -> tuple[np.ndarray, np.ndarray]:
-        """Linear and angular velocity (num_envs, 3) each of a body relative to the base, in base axes."""
-        pose, vel = self.body_velocity(body)
-        lin_rel = vel[:, :3] - self.lin_vel - np.cross(self.ang_vel, pose[:, :3] - self.pose[:, :3])
-        ang_rel = vel[:, 3:] - self.ang_vel
-        base_q = self.pose[:, 3:]
-        return quat_rotate_inverse(base_q, lin_rel), quat_rotate_inverse(base_q, ang_rel)
+    def joint_block(self, joint_ids: Any) -> tuple[np.ndarray, Any]:
+        """Validated joint columns of ``joint_ids`` (see :meth:`joint_cols`) and an index of them: a slice when they
+        are an ascending run (basic indexing is faster than fancy indexing and selects the same elements)."""
+        block = self._cached_block(joint_ids)
+        if block is not None:
+            return block.cols, block.index
+        cols = index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
+        run = cols.size > 0 and int(cols[-1]) - int(cols[0]) + 1 == cols.size and bool((np.diff(cols) == 1).all())
+        index = slice(int(cols[0]), int(cols[-1]) + 1) if run else cols
+        if (type(joint_ids) is list and _INT_ONLY.issuperset(map(type, joint_ids))
+                and len(self._blocks) <= _COLS_CACHE_SIZE):
+            cols.setflags(write=False)
+            self._blocks[tuple(joint_ids)] = _Block(cols, index, self.num_envs, (self.pos_t, self.vel_t, self.eff_t))
+        return cols, index
+
+    def write_targets(self, which: int, values: Any, joint_ids: Any) -> np.ndarray | None:
+        """Write ``values`` for every environment into the targets ``which`` (:data:`POSITION_TARGETS`: ``pos_t``,
+        ``VELOCITY_TARGETS``, ``EFFORT_TARGETS``) at the columns of ``joint_ids``, when nothing needs checking
+        beyond a glance: a ``joint_ids`` list validated before and a float array of the block's shape that
+        :func:`~simulo.sim.tensors.fits`.
+
+        Returns:
+            The columns written, or None when nothing was written (the caller takes the checked path).
+        """
+        block = self._cached_block(joint_ids)
+        if block is None or not fits(values, block.shape):
+            return None
+        if block.views is not None:
+            block.views[which][...] = values
+        else:
+            (self.pos_t, self.vel_t, self.eff_t)[which][:, block.index] = values
+        return block.cols
+
+    def note_position_targets(self, cols: np.ndarray) -> None:
+        """Record that position targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
+        if self.commands_changed:
+            return
+        everywhere = self._motor_cols.get(id(cols))
+        if everywhere is None:
+            everywhere = bool(self._motor_everywhere[cols].all())
+            if not cols.flags.writeable:  # a cached array: its id is not reused while the data lives
+                self._motor_cols[id(cols)] = everywhere
+        if everywhere:
+            self.positions_changed = True
+        else:
+            self.commands_changed = True
 
     # -- writes actuators may make ------------------------------------------------------------------
     def set_position_targets(self, values: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
@@ -333,29 +249,6 @@ class RobotData:
         self.commands_changed = True
 
     # -- runtime ------------------------------------------------------------------------------------
-    def refresh_joints(self) -> None:
-        """Read joint state from the engine; explicit torques and passive zeros go into ``effort``."""
-        self.joints_stale = False
-        self.batch.read_joints(self._q, self._qd, self._effort)
-        torque, passive = self._masks if self._masks is not None else self._effort_masks()
-        if torque is not None:
-            np.copyto(self._effort, self.torque, where=torque)
-        if passive is not None:
-            np.copyto(self._effort, 0.0, where=passive)
-
-    def _effort_masks(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Where ``mode`` is torque and where passive (None: nowhere): where efforts are not the engine's."""
-        torque, passive = self.mode == _TORQUE, self.mode == _PASSIVE
-        return (torque if torque.any() else None), (passive if passive.any() else None)
-
-    def refresh_base(self, env_ids: Sequence[int] | None = None) -> None:
-        """Read the root pose and velocities from the engine: of ``env_ids`` (all when stale or ``None``)."""
-        if self.base_stale or env_ids is None:
-            self.base_stale = False
-            self.batch.read_base(self._pose, self._lin_vel, self._ang_vel)
-        else:
-            self.batch.read_base(self._pose, self._lin_vel, self._ang_vel, env_ids)
-
     def clear_targets(self, env_ids: np.ndarray) -> None:
         """Forget every target and motor-force override of ``env_ids``."""
         self.pos_t[env_ids] = np.nan
@@ -363,6 +256,25 @@ class RobotData:
         self.eff_t[env_ids] = np.nan
         self.motor_force[env_ids] = self.base_motor_force[env_ids]
         self.commands_changed = True
+
+    def _modes_changed(self) -> None:
+        """Recompute what depends on ``mode`` alone: the effort overrides (explicit torques where torque-driven,
+        zero where passive), the columns whose position motor runs everywhere, whether any joint is torque-driven."""
+        self._mode_key = self.mode.tobytes()
+        overrides: list[tuple[Any, np.ndarray | None]] = []
+        for kind, values in ((_TORQUE, self.torque), (_PASSIVE, None)):
+            where = self.mode == kind
+            if not where.any():
+                continue
+            cols = np.flatnonzero(where[0])
+            index: Any = where
+            if cols.size and int(cols[-1]) - int(cols[0]) + 1 == cols.size and (where == where[0]).all():
+                index = (slice(None), slice(int(cols[0]), int(cols[-1]) + 1))  # one run of columns everywhere
+            overrides.append((index, values))
+        self.effort_overrides = overrides
+        self._has_torque = bool(overrides) and overrides[0][1] is not None
+        self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
+        self._motor_cols.clear()
 
     def flush(self, force: bool = False) -> bool:
         """Turn the targets into this step's engine commands with every drive's ``compute``.
@@ -383,9 +295,8 @@ class RobotData:
                              self.motor_vel_gain, self.torque)
             self.positions_changed = False
             return True
-        masks = self._masks if self._masks is not None else self._effort_masks()
-        if self.joints_stale and masks[0] is not None:  # the last step's torques are its efforts: read them now,
-            self.refresh_joints()                        # before the drives overwrite them
+        if self.joints_stale and self._has_torque:  # the last step's torques are its efforts: read them now,
+            self.refresh_joints()                    # before the drives overwrite them
         pos_set = self.pos_t == self.pos_t  # False where NaN (no target)
         vel_set = self.vel_t == self.vel_t
         eff_set = self.eff_t == self.eff_t
@@ -398,14 +309,10 @@ class RobotData:
                          self.motor_vel_gain, self.torque)
         self.commands_changed = self.positions_changed = False
         self._velocity = inputs.velocity
-        key = self.mode.tobytes()
-        if key != self._mode_key:  # what depends on the modes only
-            self._mode_key = key
-            self._masks = self._effort_masks()
-            self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
-            self._motor_cols.clear()
+        if self.mode.tobytes() != self._mode_key:
+            self._modes_changed()
         # without an explicit drive or an effort target no joint can be torque-driven
-        self.torque_active = inputs.torques and self._masks is not None and self._masks[0] is not None
+        self.torque_active = inputs.torques and self._has_torque
         return True
 
 

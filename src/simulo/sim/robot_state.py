@@ -36,51 +36,51 @@ class RobotState(RobotStateBase):
 
     def __init__(self, require: Callable[[str], RobotData]) -> None:
         self._require = require
+        #: the attached robot's data (None while detached: every member then asks ``require``, which raises)
+        self._data: RobotData | None = None
+
+    def bind(self, data: RobotData | None) -> None:
+        """Read from ``data`` from now on (the robot calls this when a simulation attaches or detaches it)."""
+        self._data = data
 
     @property
     def pose(self) -> Any:
         """Base pose in the world frame (num_envs, 7): ``[x, y, z, qw, qx, qy, qz]``. Read-only live view."""
-        data = self._require("state.pose")
-        return data.member("pose")
+        return (self._data or self._require("state.pose")).member("pose")
 
     @property
     def linear_velocity(self) -> Any:
         """Base linear velocity in the world frame (num_envs, 3), m/s. Read-only live view."""
-        data = self._require("state.linear_velocity")
-        return data.member("lin_vel")
+        return (self._data or self._require("state.linear_velocity")).member("lin_vel")
 
     @property
     def angular_velocity(self) -> Any:
         """Base angular velocity in the world frame (num_envs, 3), rad/s. Read-only live view."""
-        data = self._require("state.angular_velocity")
-        return data.member("ang_vel")
+        return (self._data or self._require("state.angular_velocity")).member("ang_vel")
 
     @property
     def linear_velocity_in_base_frame(self) -> Any:
         """Base linear velocity in the base frame (num_envs, 3); a new tensor on every read."""
-        data = self._require("state.linear_velocity_in_base_frame")
+        data = self._data or self._require("state.linear_velocity_in_base_frame")
         return data.tensors.out(quat_rotate_inverse(data.pose[:, 3:], data.lin_vel))
 
     @property
     def angular_velocity_in_base_frame(self) -> Any:
         """Base angular velocity in the base frame (num_envs, 3); a new tensor on every read."""
-        data = self._require("state.angular_velocity_in_base_frame")
+        data = self._data or self._require("state.angular_velocity_in_base_frame")
         return data.tensors.out(quat_rotate_inverse(data.pose[:, 3:], data.ang_vel))
 
     @property
     def joint_positions(self) -> Any:
         """Joint positions (num_envs, num_joints), rad or m. Read-only live view."""
-        data = self._require("state.joint_positions")
-        return data.member("q")
+        return (self._data or self._require("state.joint_positions")).member("q")
 
     @property
     def joint_velocities(self) -> Any:
         """Joint velocities (num_envs, num_joints), rad/s or m/s. Read-only live view."""
-        data = self._require("state.joint_velocities")
-        return data.member("qd")
+        return (self._data or self._require("state.joint_velocities")).member("qd")
 
     @property
     def joint_efforts(self) -> Any:
         """Efforts the drives applied in the last step (num_envs, num_joints), N·m or N. Read-only live view."""
-        data = self._require("state.joint_efforts")
-        return data.member("effort")
+        return (self._data or self._require("state.joint_efforts")).member("effort")

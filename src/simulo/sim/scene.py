@@ -304,6 +304,11 @@ class Scene(SceneBase):
 
     def flush_pending_commands(self) -> None:
         """Send the robots' buffered commands to the engine (the runtime calls this before each step)."""
-        for e in self._items:
-            if e.kind in ("robot", "prop") and e.item.runtime_attached:  # a Robot or a Prop (see add)
-                e.item.runtime_flush()
+        for member in self.runtime_flushed():
+            member.runtime_flush()
+
+    def runtime_flushed(self) -> list[Any]:
+        """The attached robots and props, in scene order: what flushes commands before each step (runtime hook:
+        a simulation takes the list once, since the scene is frozen while it is attached)."""
+        return [e.item for e in self._items
+                if e.kind in ("robot", "prop") and e.item.runtime_attached]  # a Robot or a Prop (see add)

@@ -166,6 +166,8 @@ class Simulation:
             self.close()
             scene.num_envs = old_num_envs
             raise
+        #: what flushes commands before every physics step, taken once (the scene is frozen while attached)
+        self._flushed = scene.runtime_flushed()
 
     # -- building ----------------------------------------------------------------------------------
     def _world_poses(self, local: Pose, path: str, per_environment: bool) -> np.ndarray:
@@ -339,19 +341,22 @@ class Simulation:
 
     def step(self, n: int = 1) -> None:
         """Advance ``n`` physics steps: flush commands, step every world, refresh every state buffer."""
-        self._open("step")
+        if self._closed:
+            self._open("step")
         if type(n) is not int or not 0 <= n <= MAX_STEPS_PER_CALL:  # the common case needs no call
             check_int(n, "step count", 0, MAX_STEPS_PER_CALL)
+        flushed, robots, props, stepped, dt = self._flushed, self._robots, self._props, self._stepped, self.dt
         for _ in range(n):
-            self.scene.flush_pending_commands()
+            for member in flushed:
+                member.runtime_flush()
             self._engine.step()
             self.step_count += 1
-            for robot in self._robots:
-                robot.update(self.dt)
-            for prop in self._props:
-                prop.update(self.dt)
-            for actuator in self._stepped:
-                actuator.runtime_step(self.dt)
+            for robot in robots:
+                robot.update(dt)
+            for prop in props:
+                prop.update(dt)
+            for actuator in stepped:
+                actuator.runtime_step(dt)
 
     def reset(self) -> None:
         """Reset every robot and prop to its default state (sim time keeps running); grippers let go."""

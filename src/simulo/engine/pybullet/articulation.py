@@ -91,8 +91,14 @@ def _set_mass(world: PyBulletWorld, body: int, link: int, mass: float) -> None:
 
 
 def _fill(out: np.ndarray, flat: Sequence[float]) -> None:
-    """Write the values ``flat`` (row-major, ``out.size`` of them) into ``out`` in place."""
-    if out.flags.c_contiguous:  # reshaping a C-contiguous array gives a view: no intermediate array
+    """Write the values ``flat`` (row-major, ``out.size`` of them) into ``out`` in place.
+
+    No view or array is kept: a reference to a runtime buffer would read as a caller holding it
+    (:mod:`simulo.sim.published`).
+    """
+    if len(out) == 1:  # one environment: numpy's integer index takes its view in C
+        out[0] = flat
+    elif out.flags.c_contiguous:  # reshaping a C-contiguous array gives a view: no intermediate array
         out.reshape(-1)[:] = flat
     else:
         out[...] = np.array(flat).reshape(out.shape)
@@ -191,9 +197,13 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing):
         idx = self.joint_indices
         if not idx:
             return
-        states: list[tuple[float, float, tuple[float, ...], float]] = []
-        for w, b in self.handles:
-            states += w.joint_states(b, idx)
+        if len(self.handles) == 1:
+            w, b = self.handles[0]
+            states = w.joint_states(b, idx)
+        else:
+            states = []
+            for w, b in self.handles:
+                states += w.joint_states(b, idx)
         pos, vel, _, eff = zip(*states)  # flat sequences convert much faster than nested ones
         _fill(q, pos)
         _fill(qd, vel)

@@ -39,10 +39,14 @@ class JointCommander:
         self.handles = handles
         self.joint_indices = joint_indices
         self.mode = np.zeros((len(handles), len(joint_indices)), dtype=np.int8)
+        self._mode_key = self.mode.tobytes()  # ``mode`` as bytes, kept with it
         self._plan_key: bytes | None = None  # the mode array the cached command plan was built for
         self._plan: dict[int, list[_Commands]] = {}
         self._fixed_key: tuple[bytes, ...] | None = None  # the arrays the cached motor arguments were built for
         self._fixed: dict[int, list[list[tuple[list[float], ...]]]] = {}
+        #: the position array of the last ``apply`` and, per position group of the plan, its block of it (a view
+        #: when the group is every environment, else None): a kept view skips numpy's indexing
+        self._position_views: tuple[np.ndarray, list[np.ndarray | None]] | None = None
 
     def disable_motors(self, env_ids: Iterable[int], joints: list[int] | None = None) -> None:
         """Switch the motors of some joint columns (all when ``None``) off in ``env_ids``: passive joints."""
@@ -54,23 +58,30 @@ class JointCommander:
             w, b = self.handles[i]
             w.disable_motors(b, idx)
             self.mode[i, cols] = _PASSIVE
+        self._mode_key = self.mode.tobytes()
 
     def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
               position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
         """Send one step's commands; see :meth:`simulo.engine.base.ArticulationBatch.apply`."""
         key = mode.tobytes()
-        if key != self.mode.tobytes():
+        if key != self._mode_key:
             prev = self.mode
             leaving = (((prev == _POSITION) | (prev == _VELOCITY)) & (mode != prev)
                        & ((mode == _TORQUE) | (mode == _PASSIVE)))
             for i in np.flatnonzero(leaving.any(axis=1)).tolist():
                 self.disable_motors([i], np.flatnonzero(leaving[i]).tolist())
             prev[:] = mode
+            self._mode_key = key
         # per body the calls keep their order (position, velocity, torque); bodies do not affect each other
-        plan = self._command_plan(mode, key)
+        plan = self._plan if key == self._plan_key else self._command_plan(mode, key)
         fixed = self._motor_arguments(plan, key, velocity, force, position_gain, velocity_gain)
-        for (index, joints, handles), args in zip(plan[_POSITION], fixed[_POSITION]):
-            for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, position[index].tolist(), args):
+        views = self._position_views
+        if views is None or views[0] is not position:
+            views = self._position_views = (position, [position[ix] if type(ix[0]) is slice else None
+                                                       for ix, _, _ in plan[_POSITION]])
+        for (index, joints, handles), args, view in zip(plan[_POSITION], fixed[_POSITION], views[1]):
+            rows = (position[index] if view is None else view).tolist()
+            for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, rows, args):
                 w.position_motors(b, joints, tp, tv, fmax, kp, kv)
         for (_, joints, handles), args in zip(plan[_VELOCITY], fixed[_VELOCITY]):
             for (w, b), (tv, fmax, kv) in zip(handles, args):
@@ -102,28 +113,28 @@ class JointCommander:
     def _command_plan(self, mode: np.ndarray, key: bytes) -> dict[int, list[_Commands]]:
         """The commands of ``mode``: per control mode, one entry per group of environments sharing a mode row.
 
-        Cached until ``mode`` changes.
+        Built when ``mode`` changes (``apply`` keeps the plan of the last ``key``).
         """
-        if key != self._plan_key:
-            groups: dict[bytes, list[int]] = {}
-            for i, row in enumerate(mode):
-                groups.setdefault(row.tobytes(), []).append(i)
-            plan: dict[int, list[_Commands]] = {_POSITION: [], _VELOCITY: [], _TORQUE: []}
-            num_envs = len(self.handles)
-            for envs in groups.values():
-                row = mode[envs[0]]
-                for kind, commands in plan.items():
-                    cols = np.flatnonzero(row == kind)
-                    if not cols.size:
-                        continue
-                    index: Any
-                    if len(envs) == num_envs:
-                        contiguous = cols[-1] - cols[0] + 1 == cols.size
-                        index = (slice(None), slice(int(cols[0]), int(cols[-1]) + 1) if contiguous else cols)
-                    else:
-                        index = np.ix_(np.asarray(envs), cols)
-                    joints = [self.joint_indices[j] for j in cols.tolist()]
-                    commands.append((index, joints, [self.handles[i] for i in envs]))
-            self._plan = plan
-            self._plan_key = key
+        groups: dict[bytes, list[int]] = {}
+        for i, row in enumerate(mode):
+            groups.setdefault(row.tobytes(), []).append(i)
+        plan: dict[int, list[_Commands]] = {_POSITION: [], _VELOCITY: [], _TORQUE: []}
+        num_envs = len(self.handles)
+        for envs in groups.values():
+            row = mode[envs[0]]
+            for kind, commands in plan.items():
+                cols = np.flatnonzero(row == kind)
+                if not cols.size:
+                    continue
+                index: Any
+                if len(envs) == num_envs:
+                    contiguous = cols[-1] - cols[0] + 1 == cols.size
+                    index = (slice(None), slice(int(cols[0]), int(cols[-1]) + 1) if contiguous else cols)
+                else:
+                    index = np.ix_(np.asarray(envs), cols)
+                joints = [self.joint_indices[j] for j in cols.tolist()]
+                commands.append((index, joints, [self.handles[i] for i in envs]))
+        self._plan = plan
+        self._plan_key = key
+        self._position_views = None
         return self._plan
