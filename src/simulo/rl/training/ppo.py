@@ -52,7 +52,7 @@ class LeanPPO(PPO):
         memory = self.memory
         values = memory.get_tensor_by_name("values")
         dones = memory.get_tensor_by_name("terminated") | memory.get_tensor_by_name("truncated")
-        returns, advantages = _gae(memory.get_tensor_by_name("rewards"), dones, values, last_values,
+        returns, advantages = gae(memory.get_tensor_by_name("rewards"), dones, values, last_values,
                                    self._discount_factor, self._lambda)
         memory.set_tensor_by_name("values", self._value_preprocessor(values, train=True))
         memory.set_tensor_by_name("returns", self._value_preprocessor(returns, train=True))
@@ -125,9 +125,21 @@ def use_foreach(agent: Any) -> None:
         group["foreach"] = True
 
 
-def _gae(rewards: torch.Tensor, dones: torch.Tensor, values: torch.Tensor, last_values: torch.Tensor,
-         discount: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Returns and normalised advantages (generalised advantage estimation), as skrl computes them."""
+def gae(rewards: torch.Tensor, dones: torch.Tensor, values: torch.Tensor, last_values: torch.Tensor,
+        discount: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Returns and normalised advantages (generalised advantage estimation), as skrl 1.4.3's PPO computes them.
+
+    Args:
+        rewards: ``(rollouts, num_envs, 1)`` rewards (time-limit bootstrapping already added).
+        dones: Terminated or truncated, the same shape.
+        values: The value estimates of the rollout's states, the same shape.
+        last_values: The values of the states after the rollout's last step ``(num_envs, 1)``.
+        discount: The discount factor.
+        lam: GAE's lambda.
+
+    Returns:
+        ``(returns, advantages)``, the advantages standardised over the whole rollout.
+    """
     advantage: torch.Tensor | int = 0
     advantages = torch.zeros_like(rewards)
     not_dones = dones.logical_not()
