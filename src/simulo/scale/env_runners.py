@@ -112,5 +112,5 @@ class RayCollector:
         out = [g for part in parts for g in part]
         self._update_cpu += sum(g.cpu_s for g in out)
         self.update_bytes += weights_nbytes(weights) * len(self._env.shards) + \
-            sum(g.grad.numel() * g.grad.element_size() for g in out)
+            sum(g.grad.nbytes for g in out)
         return out

@@ -11,6 +11,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 Weights = dict[str, Any]
@@ -57,6 +58,8 @@ def weights_nbytes(weights: Any) -> int:
     """Bytes of tensor data in ``weights`` (tensors, possibly in nested dicts)."""
     if isinstance(weights, torch.Tensor):
         return weights.numel() * weights.element_size()
+    if isinstance(weights, np.ndarray):
+        return int(weights.nbytes)
     if isinstance(weights, dict):
         return sum(weights_nbytes(part) for part in weights.values())
     return 0

@@ -78,15 +78,16 @@ class ShardGradient:
     """One shard's share of a mini-batch step.
 
     Attributes:
-        grad: The gradient of the shard's share of the loss, flat: every parameter of the policy and then
-            of the value model, in ``parameters()`` order.
+        grad: The gradient of the shard's share of the loss, flat float32 numpy (Ray moves numpy arrays
+            without copying them through pickle): every parameter of the policy and then of the value
+            model, in ``parameters()`` order.
         sums: 4 values: the approximate KL divergence summed over the shard's rows, and the shard's shares
             of the policy, value and entropy losses.
         cpu_s: CPU seconds the runner spent on it.
     """
 
-    grad: torch.Tensor
-    sums: torch.Tensor
+    grad: np.ndarray
+    sums: np.ndarray
     cpu_s: float = 0.0
 
 
@@ -110,12 +111,12 @@ def update_weights(agent: Any) -> Weights:
     preprocessor = agent._state_preprocessor
     stats = None if preprocessor is agent._empty_preprocessor or preprocessor is None else \
         {k: v.detach().to("cpu", copy=True) for k, v in preprocessor.state_dict().items()}
-    return {"params": params.detach().to("cpu", copy=True), "state_preprocessor": stats}
+    return {"params": params.detach().cpu().numpy().copy(), "state_preprocessor": stats}
 
 
 def load_update_weights(package: PolicyPackage, weights: Weights) -> None:
     """Load :func:`update_weights` into a runner's copies."""
-    torch.nn.utils.vector_to_parameters(weights["params"], [*package.policy.parameters(),
+    torch.nn.utils.vector_to_parameters(torch.tensor(weights["params"]), [*package.policy.parameters(),
                                                             *package.value.parameters()])
     if package.state_preprocessor is not None:
         package.state_preprocessor.load_state_dict(weights["state_preprocessor"])
@@ -181,7 +182,7 @@ def shard_gradient(package: PolicyPackage, settings: LossSettings, rows: dict[st
     flat = torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for p, g in zip(params, grads,
                                                                                            strict=True)])
     sums = torch.stack([kl_sum, policy_loss.detach(), value_loss.detach(), entropy_loss.detach()])
-    return ShardGradient(flat, sums, time.process_time() - cpu)
+    return ShardGradient(flat.numpy(), sums.numpy(), time.process_time() - cpu)
 
 
 def sharded_update(agent: Any, source: GradientSource) -> None:
@@ -215,13 +216,13 @@ def sharded_update(agent: Any, source: GradientSource) -> None:
                 with torch.no_grad():
                     agent._state_preprocessor(states[start:stop], train=True)  # its statistics, as skrl's
             parts = source.gradients(update_weights(agent), start, stop)
-            sums = _in_order([p.sums for p in parts])
+            sums = torch.from_numpy(_in_order([p.sums for p in parts]))
             kl = sums[0] / size
             kls.append(kl)
             if agent._kl_threshold and kl > agent._kl_threshold:
                 break
             agent.optimizer.zero_grad()
-            grad = _in_order([p.grad for p in parts])
+            grad = torch.from_numpy(_in_order([p.grad for p in parts]))
             for param, chunk in zip(params, torch.split(grad, sizes), strict=True):
                 param.grad = chunk.view_as(param).to(param.device)
             if agent._grad_norm_clip > 0:
@@ -256,9 +257,9 @@ def _stddev(agent: Any, states: torch.Tensor) -> float:
         torch.set_rng_state(outer)
 
 
-def _in_order(parts: Sequence[torch.Tensor]) -> torch.Tensor:
+def _in_order(parts: Sequence[np.ndarray]) -> np.ndarray:
     """The sum of ``parts`` added one after another, in order (the same bytes however they were computed)."""
-    total = parts[0].clone()
+    total = parts[0].copy()
     for part in parts[1:]:
         total += part
     return total
