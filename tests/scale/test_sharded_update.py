@@ -29,10 +29,12 @@ N, PER_WORLD = 24, 8  # three worlds, three rollout shards of 8
 SPANS = [(0, 8), (8, 8), (16, 8)]
 
 
-def _in_process(task: simulo.Task, sharded: bool, iterations: int = 2) -> tuple[Any, RLTrainer]:
+def _in_process(task: simulo.Task, sharded: bool, iterations: int = 2,
+                agent_cfg: dict[str, Any] | None = None) -> tuple[Any, RLTrainer]:
     """A trainer whose rollouts go through an in-process collector over SPANS (skrl's update or the sharded one)."""
     env = simulo.LearningEnv(task, num_envs=N, seed=3, envs_per_world=PER_WORLD)
-    trainer = RLTrainer(env, device="cpu", seed=5, checkpoint_dir=tempfile.mkdtemp(), progress=False)
+    trainer = RLTrainer(env, device="cpu", seed=5, checkpoint_dir=tempfile.mkdtemp(), progress=False,
+                        agent_cfg=agent_cfg)
     collector = InProcessCollector(env, SPANS, policy_package(trainer.agent), seed=5)
     trainer._collector = collector
     if sharded:
@@ -51,12 +53,15 @@ def _parameters(trainer: RLTrainer) -> Any:
     return torch.cat([p.detach().flatten() for p in (*agent.policy.parameters(), *agent.value.parameters())])
 
 
-def test_sharded_update_trains_what_skrls_update_trains_to_float_precision(cartpole_task: ModuleType) -> None:
-    _, skrl_trained = _in_process(cartpole_task.CartpoleTask(), sharded=False)
-    collector, sharded = _in_process(cartpole_task.CartpoleTask(), sharded=True)
+@pytest.mark.parametrize("preprocessed", [True, False], ids=["standard-scaler", "no-state-preprocessor"])
+def test_sharded_update_trains_what_skrls_update_trains_to_float_precision(cartpole_task: ModuleType,
+                                                                           preprocessed: bool) -> None:
+    cfg = None if preprocessed else {"state_preprocessor": None}
+    _, skrl_trained = _in_process(cartpole_task.CartpoleTask(), sharded=False, agent_cfg=cfg)
+    collector, sharded = _in_process(cartpole_task.CartpoleTask(), sharded=True, agent_cfg=cfg)
     start = RLTrainer(simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=N, seed=3,
                                          envs_per_world=PER_WORLD), device="cpu", seed=5,
-                      checkpoint_dir=tempfile.mkdtemp(), progress=False)
+                      checkpoint_dir=tempfile.mkdtemp(), progress=False, agent_cfg=cfg)
     moved = (_parameters(sharded) - _parameters(start)).abs().max().item()
     start.close()
     start.env.close()

@@ -109,15 +109,15 @@ def update_weights(agent: Any) -> Weights:
     state preprocessor's statistics."""
     params = torch.nn.utils.parameters_to_vector([*agent.policy.parameters(), *agent.value.parameters()])
     preprocessor = agent._state_preprocessor
-    stats = None if preprocessor is agent._empty_preprocessor or preprocessor is None else \
+    stats = None if preprocessor is None or preprocessor == agent._empty_preprocessor else \
         {k: v.detach().to("cpu", copy=True) for k, v in preprocessor.state_dict().items()}
     return {"params": params.detach().cpu().numpy().copy(), "state_preprocessor": stats}
 
 
 def load_update_weights(package: PolicyPackage, weights: Weights) -> None:
     """Load :func:`update_weights` into a runner's copies."""
-    torch.nn.utils.vector_to_parameters(torch.tensor(weights["params"]), [*package.policy.parameters(),
-                                                            *package.value.parameters()])
+    params = [*package.policy.parameters(), *package.value.parameters()]
+    torch.nn.utils.vector_to_parameters(torch.tensor(weights["params"]), params)
     if package.state_preprocessor is not None:
         package.state_preprocessor.load_state_dict(weights["state_preprocessor"])
 
