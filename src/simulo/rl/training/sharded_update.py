@@ -25,6 +25,7 @@ It pays only when a shard's rows per mini-batch outweigh a forward and backward 
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -161,7 +162,10 @@ def shard_gradient(package: PolicyPackage, settings: LossSettings, rows: dict[st
     policy, value = package.policy, package.value
     with torch.enable_grad():
         x = apply_preprocessor(package.state_preprocessor, rows["states"])
-        _, log_prob, _ = policy.act({"states": x, "taken_actions": rows["actions"]}, role="policy")
+        if settings.entropy_loss_scale:  # skrl's act keeps the distribution the entropy needs
+            _, log_prob, _ = policy.act({"states": x, "taken_actions": rows["actions"]}, role="policy")
+        else:
+            log_prob = _log_prob(policy, x, rows["actions"])
         log_ratio = log_prob - rows["log_prob"]
         kl_sum = ((torch.exp(log_ratio) - 1) - log_ratio).detach().sum()
         ratio = torch.exp(log_ratio)
@@ -172,7 +176,9 @@ def shard_gradient(package: PolicyPackage, settings: LossSettings, rows: dict[st
         if settings.entropy_loss_scale:
             entropy = policy.get_entropy(role="policy")
             entropy_loss = -settings.entropy_loss_scale * entropy.sum() / (batch_rows * entropy.shape[-1])
-        predicted, _, _ = value.act({"states": x}, role="value")
+        predicted = value.compute({"states": x}, role="value")[0]  # skrl's DeterministicMixin.act, unclipped
+        if value._d_clip_actions:
+            predicted = torch.clamp(predicted, min=value._d_clip_actions_min, max=value._d_clip_actions_max)
         if settings.clip_predicted_values:
             predicted = rows["values"] + torch.clip(predicted - rows["values"], -settings.value_clip,
                                                     settings.value_clip)
@@ -183,6 +189,19 @@ def shard_gradient(package: PolicyPackage, settings: LossSettings, rows: dict[st
                                                                                            strict=True)])
     sums = torch.stack([kl_sum, policy_loss.detach(), value_loss.detach(), entropy_loss.detach()])
     return ShardGradient(flat.numpy(), sums.numpy(), time.process_time() - cpu)
+
+
+def _log_prob(policy: Any, x: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """The log-probability of ``actions`` as skrl's ``GaussianMixin.act`` computes it (the same operations, so
+    the same bytes), without the sample and the distribution object it also makes."""
+    mean, log_std, _ = policy.compute({"states": x, "taken_actions": actions}, role="policy")
+    if policy._g_clip_log_std:
+        log_std = torch.clamp(log_std, policy._g_log_std_min, policy._g_log_std_max)
+    mean, scale = torch.broadcast_tensors(mean, log_std.exp())  # as torch's Normal holds them
+    log_prob = -((actions - mean) ** 2) / (2 * scale**2) - scale.log() - math.log(math.sqrt(2 * math.pi))
+    if policy._g_reduction is not None:
+        log_prob = policy._g_reduction(log_prob, dim=-1)
+    return log_prob if log_prob.dim() == actions.dim() else log_prob.unsqueeze(-1)
 
 
 def sharded_update(agent: Any, source: GradientSource) -> None:
