@@ -53,10 +53,10 @@ def _parameters(trainer: RLTrainer) -> Any:
     return torch.cat([p.detach().flatten() for p in (*agent.policy.parameters(), *agent.value.parameters())])
 
 
-@pytest.mark.parametrize("preprocessed", [True, False], ids=["standard-scaler", "no-state-preprocessor"])
+@pytest.mark.parametrize("cfg", [None, {"state_preprocessor": None}, {"entropy_loss_scale": 0.01}],
+                         ids=["defaults", "no-state-preprocessor", "entropy-term"])
 def test_sharded_update_trains_what_skrls_update_trains_to_float_precision(cartpole_task: ModuleType,
-                                                                           preprocessed: bool) -> None:
-    cfg = None if preprocessed else {"state_preprocessor": None}
+                                                                           cfg: dict[str, Any] | None) -> None:
     _, skrl_trained = _in_process(cartpole_task.CartpoleTask(), sharded=False, agent_cfg=cfg)
     collector, sharded = _in_process(cartpole_task.CartpoleTask(), sharded=True, agent_cfg=cfg)
     start = RLTrainer(simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=N, seed=3,
