@@ -3,7 +3,8 @@
 Every environment starts on the same ``MjModel``; the first per-environment model edit (a mass, a friction, a
 gravity) gives that environment its own copy (copy on write), so a batch without per-copy properties holds one
 model. The model is recompiled whenever the scene grows; then each environment's state is carried over by
-name and the model edits made so far are replayed, so the order of spawning and editing does not matter while
+name (into data made when first used: a compile nothing reads between, as a plane's, makes none) and the model
+edits made so far are replayed, so the order of spawning and editing does not matter while
 the scene is built. After the first step the scene is final.
 
 Environments never share an ``MjData``, so a step of one is independent of the others, and of how they are
@@ -50,8 +51,9 @@ class Worlds:
         self.num_envs = num_envs
         self.scene = scene
         self.models: list[mujoco.MjModel] = []
-        self.datas: list[mujoco.MjData] = []
         self.template: mujoco.MjModel | None = None
+        self._datas: list[mujoco.MjData] | None = None  # None: not made yet for the current model
+        self._made: tuple[mujoco.MjModel, list[mujoco.MjData]] | None = None  # the last data made, to carry over
         self._owned = np.zeros(num_envs, dtype=bool)
         self._bound: list[Bound] = []
         self._edits: list[tuple[list[int] | None, AllEdit | EnvEdit]] | None = []
@@ -59,11 +61,48 @@ class Worlds:
         self.stale = np.ones(num_envs, dtype=bool)
         #: whether any ``xfrc_applied`` was written since the last step (a step clears them all then)
         self.pushed = False
-        self.qpos: list[np.ndarray] = []
-        self.qvel: list[np.ndarray] = []
-        self.qfrc: list[np.ndarray] = []
-        self.xfrc: list[np.ndarray] = []
+        self._views: tuple[list[np.ndarray], ...] = ()
         self.recompile()
+
+    # -- the environments' data ----------------------------------------------------------------------
+    @property
+    def datas(self) -> list[mujoco.MjData]:
+        """Every environment's ``MjData``."""
+        return self._make_datas() if self._datas is None else self._datas
+
+    def _make_datas(self) -> list[mujoco.MjData]:
+        datas = self._datas = [mujoco.MjData(self.template) for _ in range(self.num_envs)]
+        self._views = tuple([getattr(d, name) for d in self._datas]
+                            for name in ("qpos", "qvel", "qfrc_applied", "xfrc_applied"))
+        if self._made is not None:
+            self._carry_state(*self._made)
+            self._made = None
+        return datas
+
+    def _view(self, k: int) -> list[np.ndarray]:
+        if self._datas is None:
+            self._make_datas()
+        return self._views[k]
+
+    @property
+    def qpos(self) -> list[np.ndarray]:
+        """Every environment's ``qpos`` array."""
+        return self._view(0)
+
+    @property
+    def qvel(self) -> list[np.ndarray]:
+        """Every environment's ``qvel`` array."""
+        return self._view(1)
+
+    @property
+    def qfrc(self) -> list[np.ndarray]:
+        """Every environment's ``qfrc_applied`` array."""
+        return self._view(2)
+
+    @property
+    def xfrc(self) -> list[np.ndarray]:
+        """Every environment's ``xfrc_applied`` array."""
+        return self._view(3)
 
     @property
     def final(self) -> bool:
@@ -71,8 +110,11 @@ class Worlds:
         return self._edits is None
 
     def finalize(self) -> None:
-        """Stop recording model edits: the scene can no longer grow."""
+        """Stop recording model edits: the scene can no longer grow (its data are made now, before stepping
+        threads share them)."""
         self._edits = None
+        if self._datas is None:
+            self._make_datas()
 
     def bind(self, batch: Bound) -> None:
         """Keep ``batch``'s model indices current across recompiles (binds it now)."""
@@ -91,16 +133,14 @@ class Worlds:
             raise NotImplementedError("the MuJoCo engine builds its scene before the first step; add every robot, "
                                       "prop and terrain before stepping")
         model = self.scene.compile()
-        old_model, old_datas = self.template, self.datas
+        if self._datas is not None:
+            assert self.template is not None
+            self._made = (self.template, self._datas)
+        self._datas = None
         self.template = model
         self._scratch = mujoco.MjData(model)
         self.models = [model] * self.num_envs
         self._owned[:] = False
-        self.datas = [mujoco.MjData(model) for _ in range(self.num_envs)]
-        self.qpos, self.qvel = [d.qpos for d in self.datas], [d.qvel for d in self.datas]
-        self.qfrc, self.xfrc = [d.qfrc_applied for d in self.datas], [d.xfrc_applied for d in self.datas]
-        if old_model is not None:
-            self._carry_state(old_model, old_datas)
         for batch in self._bound:
             batch.bind(model)
         edits, self._edits = self._edits, []
