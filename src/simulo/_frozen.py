@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import operator
 import reprlib
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform
@@ -108,7 +109,16 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -
     set_field = object.__setattr__ if frozen else setattr
     qualname = f"{cls.__qualname__}.__init__()"
 
+    every = tuple(f.name for f in fields)
+    plain = positional == every  # every field is a positional init field: a call with all of them is one loop
+
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if plain and not kwargs and len(args) == len(every):
+            for name, value in zip(every, args):
+                set_field(self, name, value)
+            if post_init:
+                self.__post_init__()
+            return
         if len(args) > len(positional):
             raise TypeError(f"{qualname} takes {len(positional)} positional argument(s) but {len(args)} were given")
         values = dict(zip(positional, args))
@@ -161,22 +171,32 @@ def _repr(fields: tuple[dataclasses.Field[Any], ...]) -> Callable[[Any], str]:
     return __repr__
 
 
+def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The tuple of these attributes of an object (one C-level call for two or more)."""
+    if len(names) == 1:
+        single = operator.attrgetter(names[0])
+        return lambda obj: (single(obj),)
+    if not names:
+        return lambda obj: ()
+    return operator.attrgetter(*names)
+
+
 def _eq(fields: tuple[dataclasses.Field[Any], ...]) -> Callable[[Any, object], Any]:
-    compared = tuple(f.name for f in fields if f.compare)
+    compared = _values(tuple(f.name for f in fields if f.compare))
 
     def __eq__(self: Any, other: object) -> Any:
         if other.__class__ is self.__class__:
-            return tuple(getattr(self, n) for n in compared) == tuple(getattr(other, n) for n in compared)
+            return compared(self) == compared(other)
         return NotImplemented
 
     return __eq__
 
 
 def _hash(fields: tuple[dataclasses.Field[Any], ...]) -> Callable[[Any], int]:
-    hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
+    hashed = _values(tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash)))
 
     def __hash__(self: Any) -> int:
-        return hash(tuple(getattr(self, n) for n in hashed))
+        return hash(hashed(self))
 
     return __hash__
 
