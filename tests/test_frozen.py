@@ -42,6 +42,7 @@ def test_init_repr_eq_hash_and_signature_match_the_standard_library() -> None:
         assert dataclasses.asdict(a) == dataclasses.asdict(b)
         assert dataclasses.astuple(a) == dataclasses.astuple(b)
     assert str(inspect.signature(ours)) == str(inspect.signature(theirs))
+    assert ours.__doc__ == theirs.__doc__  # undocumented: its name and signature
     assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(theirs)]
     assert ours("a", note="x") == ours("a", note="y")  # compare=False
     assert ours("a") != ours("b")

@@ -47,6 +47,7 @@ def frozen_dataclass(cls: type[_T]) -> type[_T]:
         if name in cls.__dict__:
             raise TypeError(f"cannot overwrite attribute {name} in frozen class {cls.__name__}")
     explicit_hash = "__hash__" in cls.__dict__ and not (cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__)
+    documented = cls.__dict__.get("__doc__") is not None
     fields = _fields(cls)
     methods = _methods(cls, fields, frozen=True)
     if not explicit_hash:
@@ -54,6 +55,7 @@ def frozen_dataclass(cls: type[_T]) -> type[_T]:
     _attach(cls, methods, keep=("__init__", "__repr__", "__eq__"))
     names = frozenset(f.name for f in fields)
     _attach(cls, dict(zip(("__setattr__", "__delattr__"), _frozen(cls, names))), keep=())
+    _document(cls, documented)
     return cls
 
 
@@ -67,11 +69,13 @@ def mutable_dataclass(cls: type[_T]) -> type[_T]:
         TypeError: The class declares ``InitVar`` or ``ClassVar`` fields.
     """
     explicit_hash = "__hash__" in cls.__dict__ and not (cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__)
+    documented = cls.__dict__.get("__doc__") is not None
     fields = _fields(cls)
     methods = _methods(cls, fields, frozen=False)
     _attach(cls, methods, keep=("__init__", "__repr__", "__eq__"))
     if not explicit_hash:
         setattr(cls, "__hash__", None)  # noqa: B010 (eq without frozen: unhashable, as the standard library)
+    _document(cls, documented)
     return cls
 
 
@@ -84,6 +88,12 @@ def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
         pseudo = sorted(set(declared) - {f.name for f in fields})
         raise TypeError(f"dataclass {cls.__name__}: InitVar and ClassVar fields are not supported, got {pseudo}")
     return fields
+
+
+def _document(cls: type, documented: bool) -> None:
+    """An undocumented class gets the standard library's docstring, its name and signature."""
+    if not documented:
+        cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
 
 
 def _methods(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> dict[str, Callable[..., Any]]:
