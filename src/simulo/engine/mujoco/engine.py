@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import mujoco
 import numpy as np
@@ -25,6 +26,7 @@ from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFa
 from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.articulation import MuJoCoArticulationBatch
 from simulo.engine.mujoco.camera import render_cameras, render_rgb
+from simulo.engine.mujoco.commands import MotorLaw
 from simulo.engine.mujoco.grasp import MuJoCoWeldBatch
 from simulo.engine.mujoco.inertia import use_shape_inertia
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
@@ -40,6 +42,17 @@ MAX_ENVS_PER_WORLD = 4096
 
 #: Environment variable giving the number of stepping threads (default 1: step in the calling thread).
 THREADS_VARIABLE = "SIMULO_MUJOCO_THREADS"
+
+
+class _StepPlan(NamedTuple):
+    """What one step does besides ``mj_step``, decided once for all of its environments."""
+
+    holding: list[MuJoCoRigidBatch]  # props with copies switched off, held in place
+    limited: list[MuJoCoArticulationBatch]  # robots with joint velocity limits
+    wrenching: list[MuJoCoArticulationBatch]  # robots whose joint wrenches are read
+    motors: list[bool]  # whether a motor runs in each environment (its step is split around the motor law)
+    torques: list[MotorLaw]  # the laws with any environment driven
+    clear_forces: bool  # whether any xfrc_applied was written
 
 
 def _threads_from_environment() -> int:
@@ -208,18 +221,21 @@ class MuJoCoEngine:
                                  np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), terrain_only)
 
     # -- stepping ----------------------------------------------------------------------------------
-    def _step_envs(self, envs: range, clear_forces: bool) -> None:
-        w = self._worlds
-        models, datas, qfrc, xfrc = w.models, w.datas, w.qfrc, w.xfrc
+    def _plan(self) -> _StepPlan:
         arts = self._articulations
-        holding = [r for r in self._rigids if r.any_disabled]
-        limited = [a for a in arts if a.velocity_limited]
-        wrenching = [a for a in arts if a.wrenches is not None]
         motors = [False] * self.num_envs
         for a in arts:
             if a.law.any_motor:
                 motors = (np.asarray(motors) | a.law.motor_envs).tolist()
-        torques = [a.law for a in arts if a.law.active_envs]  # environments where only torques drive are pushed
+        holding = [r for r in self._rigids if r.any_disabled]
+        return _StepPlan(holding, [a for a in arts if a.velocity_limited], [a for a in arts if a.wrenches is not None],
+                         motors, [a.law for a in arts if a.law.active_envs], self._worlds.pushed or bool(holding))
+
+    def _step_envs(self, plan: _StepPlan, envs: range) -> None:
+        w = self._worlds
+        models, datas, qfrc, xfrc = w.models, w.datas, w.qfrc, w.xfrc
+        arts, holding, limited, wrenching, motors = (self._articulations, plan.holding, plan.limited,
+                                                     plan.wrenching, plan.motors)
         step = mujoco.mj_step
         for i in envs:
             m, d = models[i], datas[i]
@@ -233,7 +249,7 @@ class MuJoCoEngine:
                 mujoco.mj_step2(m, d)
                 driven = True
             else:
-                for law in torques:
+                for law in plan.torques:  # environments where only torques drive are pushed without a drive call
                     if law.active[i]:
                         law.push_torques(i, qfrc[i])
                         driven = True
@@ -244,7 +260,7 @@ class MuJoCoEngine:
                     a.record_wrenches(i)
             if driven:
                 qfrc[i].fill(0.0)
-            if clear_forces:
+            if plan.clear_forces:
                 xfrc[i].fill(0.0)
             for a in limited:
                 a.limit_velocities(i)
@@ -253,11 +269,11 @@ class MuJoCoEngine:
         """Advance every environment by one time step (the scene is final from now on)."""
         w = self._worlds
         w.finalize()
-        clear_forces = w.pushed or any(r.any_disabled for r in self._rigids)
+        plan = self._plan()
         if self._pool is None:
-            self._step_envs(range(self.num_envs), clear_forces)
+            self._step_envs(plan, range(self.num_envs))
         else:
-            list(self._pool.map(self._step_envs, self._chunks, [clear_forces] * len(self._chunks)))
+            list(self._pool.map(partial(self._step_envs, plan), self._chunks))
         w.pushed = False
         w.stale[:] = True
 
