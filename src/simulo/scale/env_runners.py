@@ -9,7 +9,8 @@ work as RLlib's env runners do. Per iteration:
    log-probabilities and values itself, and returns the batch;
 3. the learner fills skrl's memory with the batches in environment order and runs PPO's update. With the
    data-parallel update (:mod:`simulo.rl.training.sharded_update`) it hands every actor its rows' returns
-   and advantages, then per mini-batch puts the weights once more and gathers each shard's gradient.
+   and advantages, then per mini-batch sends the weights and gathers each shard's gradient, over the
+   actors' direct channels.
 
 Two Ray calls per actor and iteration, instead of one round trip per step. Each actor's share is a union
 of whole rollout shards (:attr:`RayLearningEnv.rollout_layout`), each with its own random stream, so
@@ -101,13 +102,13 @@ class RayCollector:
         """Hand every actor its environments' ``values``, ``returns`` and ``advantages`` (one call each)."""
         args = [({k: v[:, g.first:g.stop] for k, v in targets.items()}, settings) for g in self._env.shards]
         self.update_bytes += sum(v.nbytes for v in targets.values())
-        self._env.call_actors("set_targets", args, "handing out the update's targets")
+        self._env.call_channels("set_targets", args, "handing out the update's targets")
 
     def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
-        """Every shard's gradient for memory rows ``start .. stop - 1`` (the weights put once), in shard order."""
-        ref = self._env.put(weights)
-        parts: list[list[ShardGradient]] = self._env.call_actors(
-            "gradients", [(ref, start, stop, self._env.num_envs)] * len(self._env.shards),
+        """Every shard's gradient for memory rows ``start .. stop - 1``, in shard order: one request per actor
+        over its direct channel (a mini-batch's round trip is too short for a Ray call's overhead)."""
+        parts: list[list[ShardGradient]] = self._env.call_channels(
+            "gradients", [(weights, start, stop, self._env.num_envs)] * len(self._env.shards),
             f"the gradients of memory rows {start}..{stop - 1}")
         out = [g for part in parts for g in part]
         self._update_cpu += sum(g.cpu_s for g in out)

@@ -1,7 +1,8 @@
 """``EnvShard``: the Ray actor behind one shard of a :class:`~simulo.scale.ray_env.RayLearningEnv`.
 
 It holds a :class:`~simulo.rl.local_env.LocalEnv` over its environments and serves two kinds of work:
-lock-step requests over a direct TCP channel (:meth:`EnvShard.serve`: one ``step`` per request), and,
+lock-step requests over a direct TCP channel (:meth:`EnvShard.serve`: one ``step`` per request, and a
+sharded update's gradients, one mini-batch per request), and,
 for a trainer's env runners, whole rollouts with a copy of the policy (:meth:`EnvShard.open_runner`,
 :meth:`EnvShard.collect`, called through Ray on a second actor thread) and, for a sharded update, each
 rollout shard's gradients (:meth:`EnvShard.set_targets`, :meth:`EnvShard.gradients`).
@@ -22,7 +23,8 @@ from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task
 from simulo.sim.tensors import to_numpy
 
-_SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset", "pid"})
+_SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset", "pid",
+                     "set_targets", "gradients"})
 """The :class:`EnvShard` methods the direct channel serves."""
 
 

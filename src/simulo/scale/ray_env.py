@@ -251,6 +251,15 @@ class RayLearningEnv:
         """``ray.put(value)`` in this environment's Ray session: one copy for every actor to read."""
         return self._ray.put(value)
 
+    def call_channels(self, name: str, args: list[tuple[Any, ...]], what: str) -> list[Any]:
+        """Call method ``name`` of every actor with its own ``args`` over the direct channels (a fraction of a
+        Ray call's cost); the answers in shard order. ``name`` must be one the actors serve there.
+
+        Raises:
+            WorkerError: An actor died (the task's own exceptions are raised as themselves).
+        """
+        return self._request([(name, *arg) for arg in args], what)
+
     def call_actors(self, name: str, args: list[tuple[Any, ...]], what: str) -> list[Any]:
         """Call Ray method ``name`` on every actor with its own ``args``; the answers in shard order.
 

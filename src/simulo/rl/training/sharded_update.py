@@ -107,11 +107,11 @@ class GradientSource(Protocol):
 
 def update_weights(agent: Any) -> Weights:
     """What a runner needs for a mini-batch's gradient: the parameters (flat, policy then value) and the
-    state preprocessor's statistics."""
+    state preprocessor's statistics, as numpy arrays (torch tensors would not cross a plain socket)."""
     params = torch.nn.utils.parameters_to_vector([*agent.policy.parameters(), *agent.value.parameters()])
     preprocessor = agent._state_preprocessor
     stats = None if preprocessor is None or preprocessor == agent._empty_preprocessor else \
-        {k: v.detach().to("cpu", copy=True) for k, v in preprocessor.state_dict().items()}
+        {k: v.detach().cpu().numpy().copy() for k, v in preprocessor.state_dict().items()}
     return {"params": params.detach().cpu().numpy().copy(), "state_preprocessor": stats}
 
 
@@ -120,7 +120,8 @@ def load_update_weights(package: PolicyPackage, weights: Weights) -> None:
     params = [*package.policy.parameters(), *package.value.parameters()]
     torch.nn.utils.vector_to_parameters(torch.tensor(weights["params"]), params)
     if package.state_preprocessor is not None:
-        package.state_preprocessor.load_state_dict(weights["state_preprocessor"])
+        package.state_preprocessor.load_state_dict({k: torch.tensor(v)
+                                                    for k, v in weights["state_preprocessor"].items()})
 
 
 def use_sharded_update(agent: Any, shard_sizes: Sequence[int]) -> bool:
