@@ -42,11 +42,11 @@ class PublishedBuffers:
         #: each buffer's reference count with only the runtime's own references (its owner, this object, the view)
         self._own = {name: sys.getrefcount(self._buffers[name]) for name in self._buffers}
         #: the names whose object has been handed out at least once (only those can be held)
-        self._given: set[str] = set()
+        self.given: set[str] = set()
 
     def get(self, name: str) -> Any:
         """The object to hand out for buffer ``name`` (which the caller has just made current)."""
-        self._given.add(name)
+        self.given.add(name)
         if not self._tensors.uses_torch:
             return self._views[name]
         buffer = self._buffers[name]
@@ -62,7 +62,7 @@ class PublishedBuffers:
     def held(self, names: Collection[str]) -> list[str]:
         """Those of ``names`` whose handed-out object someone outside the runtime still references."""
         out: list[str] = []
-        for name in self._given:  # only what was handed out can be held
+        for name in self.given:  # only what was handed out can be held
             if name not in names:
                 continue
             if (name in self._torch or sys.getrefcount(self._views[name]) > _OWN_REFERENCES
@@ -72,6 +72,8 @@ class PublishedBuffers:
 
     def sync(self, names: Iterable[str]) -> None:
         """Copy the current buffers into the torch mirrors of ``names`` (numpy views need nothing)."""
+        if not self._torch:
+            return
         for name in names:
             entry = self._torch.get(name)
             if entry is not None:

@@ -105,7 +105,8 @@ class StateBuffers:
         """Note that the engine stepped: the next read refreshes the buffers (a fixed base never moves)."""
         self.joints_stale = True
         self.base_stale = not self.fixed_base
-        self.publish_held()
+        if self.published.given:  # only what was handed out can be held
+            self.publish_held()
 
     def member(self, name: str) -> Any:
         """The current value of state buffer ``name`` as ``robot.state`` hands it out (see ``published``)."""

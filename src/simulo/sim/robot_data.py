@@ -207,7 +207,12 @@ class RobotData(StateBuffers):
         Returns:
             The columns written, or None when nothing was written (the caller takes the checked path).
         """
-        block = self._cached_block(joint_ids)
+        if joint_ids is None:  # _cached_block, inlined on this per-step path
+            block: _Block | None = self._blocks[None]
+        elif type(joint_ids) is list and _INT_ONLY.issuperset(map(type, joint_ids)):
+            block = self._blocks.get(tuple(joint_ids))
+        else:
+            return None
         if block is None or not fits(values, block.shape):
             return None
         if block.views is not None:

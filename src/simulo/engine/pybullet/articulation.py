@@ -97,9 +97,7 @@ def _fill(out: np.ndarray, flat: Sequence[float]) -> None:
     No view or array is kept: a reference to a runtime buffer would read as a caller holding it
     (:mod:`simulo.sim.published`).
     """
-    if len(out) == 1:  # one environment: numpy's integer index takes its view in C
-        out[0] = flat
-    elif out.flags.c_contiguous:  # reshaping a C-contiguous array gives a view: no intermediate array
+    if out.flags.c_contiguous:  # reshaping a C-contiguous array gives a view: no intermediate array
         out.reshape(-1)[:] = flat
     else:
         out[...] = np.array(flat).reshape(out.shape)
@@ -200,13 +198,14 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         idx = self.joint_indices
         if not idx:
             return
-        if len(self.handles) == 1:
+        if len(self.handles) == 1:  # one environment: numpy's integer index takes its row's view in C
             w, b = self.handles[0]
-            states = w.joint_states(b, idx)
-        else:
-            states = []
-            for w, b in self.handles:
-                states += w.joint_states(b, idx)
+            pos, vel, _, eff = zip(*w.joint_states(b, idx))
+            q[0], qd[0], effort[0] = pos, vel, eff
+            return
+        states: list[tuple[float, float, tuple[float, ...], float]] = []
+        for w, b in self.handles:
+            states += w.joint_states(b, idx)
         pos, vel, _, eff = zip(*states)  # flat sequences convert much faster than nested ones
         _fill(q, pos)
         _fill(qd, vel)
@@ -240,6 +239,10 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
                     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6) of non-root bodies."""
         links = [self.body_links[k] for k in bodies]
+        if not velocity and len(links) == 1:  # one body (``get_body_pose``): a row per environment
+            handles, link = self.handles, links[0]
+            rows = [handles[i][0].link_frame(handles[i][1], link) for i in env_ids]
+            return np.array(rows, dtype=np.float64).reshape(len(rows), 1, 7), None
         if not velocity:
             flat: list[float] = []
             for i in env_ids:

@@ -65,6 +65,7 @@ class PyBulletEngine:
         n_worlds = -(-num_envs // envs_per_world)
         self.worlds = [PyBulletWorld(dt, gravity, solver_iterations) for _ in range(n_worlds)]
         self.env_world = [self.worlds[i // envs_per_world] for i in range(num_envs)]
+        self._steppers = [world.stepper for world in self.worlds]
         #: the articulation and rigid batches, whose ``handles`` hold each environment's body
         self.batches: list[PyBulletArticulationBatch | PyBulletRigidBatch] = []
         #: ``(world, body)`` of every object built, in build order (its label is its place, from 1)
@@ -205,8 +206,8 @@ class PyBulletEngine:
 
     def step(self) -> None:
         """Advance every world by one time step."""
-        for world in self.worlds:
-            world.step()
+        for step in self._steppers:
+            step()
 
     def close(self) -> None:
         """Disconnect every world."""

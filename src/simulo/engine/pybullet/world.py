@@ -9,7 +9,8 @@ place that converts, and every method takes and returns w-first quaternions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,8 @@ class PyBulletWorld(WorldSensing):
         if solver_iterations is not None:
             p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), physicsClientId=self.cid)
         self._closed = False
+        #: :meth:`step` bound to this client: what a step loop calls
+        self.stepper: Callable[[], None] = functools.partial(p.stepSimulation, physicsClientId=self.cid)
         #: the last camera's inputs and its (view, projection) matrices: a fixed camera reuses them
         self._camera_key: tuple[Any, ...] | None = None
         self._camera_matrices: tuple[Any, Any] = ((), ())
@@ -285,6 +288,12 @@ class PyBulletWorld(WorldSensing):
             flat += from_pb_quat(s[5])
         return flat
 
+    def link_frame(self, body: int, link: int) -> list[float]:
+        """One link frame's pose ``[x, y, z, qw, qx, qy, qz]``, forward kinematics recomputed."""
+        state = p.getLinkState(body, link, computeForwardKinematics=1, physicsClientId=self.cid)
+        x, y, z, w = state[5]
+        return [*state[4], w, x, y, z]
+
     def link_states(self, body: int, links: Sequence[int]) -> list[tuple[Vec3, Quat, Vec3, Vec3, Vec3]]:
         """Per link: frame position, frame quaternion, centre of mass, and the centre of mass's linear and the
         link's angular velocity (world axes), forward kinematics recomputed."""
@@ -358,7 +367,7 @@ class PyBulletWorld(WorldSensing):
 
     # -- stepping ----------------------------------------------------------------------------------
     def step(self) -> None:
-        """Advance the world by one time step."""
+        """Advance the world by one time step (:attr:`stepper` is the same call, bound)."""
         p.stepSimulation(physicsClientId=self.cid)
 
     def close(self) -> None:
