@@ -44,7 +44,7 @@ MIN_WORK = 8_000_000
 which the update is sharded. A shard's forward and backward pass has a fixed cost (about 2.7 ms on the
 development machine under load, 8 shards: 8 of them per mini-batch) and a cost per row that grows with
 the parameters. Measured (CPU seconds, one thread, 2 runners): the sharded update broke even at about
-1,000 rows for the cartpole's 9.1k parameters and 512 rows for the humanoid's 20.5k, so both at 9-10 M."""
+1,000 rows for the cartpole's 9.1k parameters and 512 rows for the humanoid's 19.5k, so both at 9-10 M."""
 ENV_SHARDED_UPDATE = "SIMULO_SHARDED_UPDATE"
 """``on`` or ``off`` forces the choice (``auto``, the default, applies :data:`MIN_WORK`)."""
 
