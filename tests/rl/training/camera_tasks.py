@@ -1,9 +1,7 @@
 """A cartpole balanced from a policy camera, as the SDK's cartpole-from-camera sample poses it (written here).
 
 The actor sees an RGB image of the cart and pole and the two joint velocities: the cart position and the
-pole angle reach it only through the pixels. The critic sees the four joint numbers. With
-``velocities=False`` the actor sees only the pixels (and a constant zero, since the SDK requires a numeric
-input); ``blind=True`` blanks the pixels, the control that shows what the camera is worth.
+pole angle reach it only through the pixels. The critic sees the four joint numbers.
 """
 
 from __future__ import annotations
@@ -16,18 +14,16 @@ import torch
 import simulo
 
 
-def camera_cartpole(size: int, preprocessing: str = "center", velocities: bool = True,
-                    blind: bool = False) -> type[simulo.Task]:
+def camera_cartpole(size: int, preprocessing: str = "center") -> type[simulo.Task]:
     """The task class with a ``size`` x ``size`` policy camera."""
-    numeric = "velocities" if velocities else "bias"
 
     class CameraCartpole(simulo.Task):
-        observation_dim, action_dim = (2 if velocities else 1), 1
+        observation_dim, action_dim = 2, 1
         episode_length_s = 5.0
         policy_input_schema = simulo.PolicyInputSchema(
             actor=(simulo.PolicyInput(name="image", kind="image", shape=(size, size, 3), dtype="uint8",
                                       camera="policy_camera", preprocessing=preprocessing),
-                   simulo.PolicyInput(name=numeric, shape=(observation_dim,))),
+                   simulo.PolicyInput(name="velocities", shape=(observation_dim,))),
             critic=(simulo.PolicyInput(name="state", shape=(4,)),),
         )
 
@@ -47,11 +43,8 @@ def camera_cartpole(size: int, preprocessing: str = "center", velocities: bool =
             self.pole = self.robot.find_joints("cart_to_pole")[0]
 
         def get_policy_inputs(self) -> Any:
-            image = self.camera.read_rgb()
-            image = torch.zeros_like(image) if blind else image
-            if not velocities:
-                return {"image": image, "bias": torch.zeros(self.num_envs, 1)}
-            return {"image": image, "velocities": self.robot.state.joint_velocities[:, [self.cart, self.pole]]}
+            velocities = self.robot.state.joint_velocities[:, [self.cart, self.pole]]
+            return {"image": self.camera.read_rgb(), "velocities": velocities}
 
         def get_critic_inputs(self) -> Any:
             return {"state": self.get_observations()}

@@ -210,3 +210,16 @@ def test_tensorboard_events_in_the_run_folder(tmp_path: Path) -> None:
     logged.train(1)
     logged.close()
     assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
+
+
+def test_checkpoint_frequency_does_not_change_what_is_learned(tmp_path: Path) -> None:
+    """Writing a checkpoint builds a standalone actor; that must not draw from the trainer's random stream."""
+    often, rarely = _trainer(tmp_path / "often"), _trainer(tmp_path / "rarely")
+    a = often.train(4, checkpoint_every=1, keep_last=4)
+    b = rarely.train(4, checkpoint_every=50)
+    assert len(list((tmp_path / "often").glob("model_*.pt"))) == 4
+    assert not list((tmp_path / "rarely").glob("model_*.pt"))
+    assert a["reward_history"] == b["reward_history"]
+    for p, q in zip([*often.agent.policy.parameters(), *often.agent.value.parameters()],
+                    [*rarely.agent.policy.parameters(), *rarely.agent.value.parameters()]):
+        assert torch.equal(p, q)

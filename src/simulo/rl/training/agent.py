@@ -274,16 +274,14 @@ def deterministic_actor(agent: PPO, layout: Layout, networks: Networks) -> Deter
     if not standard and preprocessor != agent._empty_preprocessor:
         return None
     clip = preprocessor.clip_threshold if standard else 5.0
-    actor: DeterministicActor | ImageActor
-    if any(p.kind == "image" for p in layout.policy_inputs):
-        inputs = [ActorInput(p.name, p.kind, p.shape, p.preprocessing) for p in layout.policy_inputs]
-        actor = ImageActor(inputs, layout.action_dim, encoder_for(layout), networks.hidden,
-                           networks.activation, normalize=standard, clip=clip, action_limit=ACTION_LIMIT)
+    # Every weight is copied from the agent below, so the new layers' random initialisation is thrown away; it
+    # runs on a forked generator, or each checkpoint written mid-training would shift the trainer's stream.
+    with torch.random.fork_rng(devices=[]):
+        actor = _actor_shell(layout, networks, standard, clip)
+    if isinstance(actor, ImageActor):
         actor.core.load_state_dict(agent.policy.net.core.state_dict())
         numeric = [c for p in layout.policy_inputs if p.kind != "image" for c in range(p.start, p.stop)]
     else:
-        actor = DeterministicActor(layout.policy_dim, layout.action_dim, networks.hidden, networks.activation,
-                                   normalize=standard, clip=clip, action_limit=ACTION_LIMIT)
         actor.net.load_state_dict(agent.policy.net.state_dict())
         numeric = list(range(*layout.policy))
     with torch.no_grad():
@@ -293,6 +291,17 @@ def deterministic_actor(agent: PPO, layout: Layout, networks: Networks) -> Deter
             actor.mean.copy_(preprocessor.running_mean[positions].float())
             actor.scale.copy_(torch.sqrt(preprocessor.running_variance[positions].float()) + preprocessor.epsilon)
     return actor.to(agent.device).eval()
+
+
+def _actor_shell(layout: Layout, networks: Networks, standard: bool,
+                 clip: float) -> DeterministicActor | ImageActor:
+    """An actor of the policy's architecture with freshly initialised weights (to be overwritten)."""
+    if any(p.kind == "image" for p in layout.policy_inputs):
+        inputs = [ActorInput(p.name, p.kind, p.shape, p.preprocessing) for p in layout.policy_inputs]
+        return ImageActor(inputs, layout.action_dim, encoder_for(layout), networks.hidden,
+                          networks.activation, normalize=standard, clip=clip, action_limit=ACTION_LIMIT)
+    return DeterministicActor(layout.policy_dim, layout.action_dim, networks.hidden, networks.activation,
+                              normalize=standard, clip=clip, action_limit=ACTION_LIMIT)
 
 
 def _stat_positions(preprocessor: RunningStandardScaler, columns: list[int]) -> torch.Tensor:
