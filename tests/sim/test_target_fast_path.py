@@ -112,3 +112,30 @@ def test_state_and_targets_of_a_closed_simulation_say_so() -> None:
         robot.set_joint_position_target(np.zeros((2, 5)), joint_ids=ids)
     with pytest.raises(NotAttachedError, match="closed"):
         sim.step()
+
+
+def _drive(robot: simulo.Robot, sim: simulo.Simulation, ids: list[int], forget: bool) -> np.ndarray:
+    """Efforts for 20 steps, then position targets, then velocity targets, then a reset and efforts again;
+    ``forget`` drops the flush's cached target masks before every step (the full recomputation)."""
+    for k in range(60):
+        if k < 20 or k >= 45:
+            robot.set_joint_effort_target(np.full((2, 5), 0.05 * np.sin(k)), joint_ids=ids)
+        elif k < 30:
+            robot.set_joint_position_target(np.full((2, 5), 0.02 * k), joint_ids=ids)
+        elif k < 40:
+            robot.set_joint_velocity_target(np.full((2, 5), 0.1), joint_ids=ids)
+        else:
+            robot.reset(env_ids=[1])
+        if forget:
+            robot.data._set_cache = None
+        sim.step()
+    return np.array(robot.state.joint_positions)
+
+
+def test_effort_only_changes_reuse_the_flush_masks_with_the_same_physics() -> None:
+    runs = []
+    for forget in (False, True):
+        robot, sim, ids = _arm()
+        with sim:
+            runs.append(_drive(robot, sim, ids, forget))
+    np.testing.assert_array_equal(runs[0], runs[1])

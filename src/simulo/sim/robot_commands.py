@@ -141,12 +141,9 @@ class RobotCommands:
             cols = data.joint_cols(joint_ids)
             vals = data.tensors.floats(values, (len(ids), len(cols)), name)
             block = np.ix_(ids, cols)
-        targets = {"positions": data.pos_t, "velocities": data.vel_t, "efforts": data.eff_t}[name]
-        targets[block] = vals
-        if name == "positions":
-            data.note_position_targets(cols)
-        else:
-            data.commands_changed = True
+        which = {"positions": POSITION_TARGETS, "velocities": VELOCITY_TARGETS, "efforts": EFFORT_TARGETS}[name]
+        (data.pos_t, data.vel_t, data.eff_t)[which][block] = vals
+        data.targets_written(which, cols)
 
     def set_body_friction(self, name_pattern: str, friction: float) -> None:
         """Set the lateral (Coulomb) friction coefficient of the matching bodies in every environment.

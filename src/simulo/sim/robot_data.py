@@ -121,6 +121,9 @@ class RobotData(StateBuffers):
         self._motor_cols: dict[int, bool] = {}
         #: velocity targets (0 where unset) of the last full flush
         self._velocity = np.zeros((n, j))
+        #: where position and velocity targets are set, and ``_velocity``, as the last full flush found them: valid
+        #: until a position or velocity target is written (an effort-only change reuses them)
+        self._set_cache: tuple[np.ndarray, np.ndarray] | None = None
         self._mode_key = b""  # ``mode`` when what depends on the modes alone was last computed (``_modes_changed``)
         self._motor_everywhere = np.zeros(j, dtype=bool)
         self._has_torque = False
@@ -219,7 +222,18 @@ class RobotData(StateBuffers):
             block.views[which][...] = values
         else:
             (self.pos_t, self.vel_t, self.eff_t)[which][:, block.index] = values
+        if which != EFFORT_TARGETS:
+            self._set_cache = None
         return block.cols
+
+    def targets_written(self, which: int, cols: np.ndarray) -> None:
+        """Record that targets ``which`` (see :meth:`write_targets`) of columns ``cols`` were written."""
+        if which != EFFORT_TARGETS:
+            self._set_cache = None
+        if which == POSITION_TARGETS:
+            self.note_position_targets(cols)
+        else:
+            self.commands_changed = True
 
     def note_position_targets(self, cols: np.ndarray) -> None:
         """Record that position targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
@@ -240,6 +254,7 @@ class RobotData(StateBuffers):
         """Set validated position targets (len(env_ids), len(cols)); sent before the next physics step."""
         self.pos_t[np.ix_(env_ids, cols)] = values
         self.commands_changed = True
+        self._set_cache = None
 
     def set_motor_force(self, forces: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
         """Override the engine motor's force limit (len(env_ids), len(cols)) until reset or release."""
@@ -252,6 +267,7 @@ class RobotData(StateBuffers):
         self.pos_t[:, cols] = np.nan
         self.motor_force[:, cols] = self.base_motor_force[:, cols]
         self.commands_changed = True
+        self._set_cache = None
 
     # -- runtime ------------------------------------------------------------------------------------
     def clear_targets(self, env_ids: np.ndarray) -> None:
@@ -261,6 +277,7 @@ class RobotData(StateBuffers):
         self.eff_t[env_ids] = np.nan
         self.motor_force[env_ids] = self.base_motor_force[env_ids]
         self.commands_changed = True
+        self._set_cache = None
 
     def _modes_changed(self) -> None:
         """Recompute what depends on ``mode`` alone: the effort overrides (explicit torques where torque-driven,
@@ -302,18 +319,20 @@ class RobotData(StateBuffers):
             return True
         if self.joints_stale and self._has_torque:  # the last step's torques are its efforts: read them now,
             self.refresh_joints()                    # before the drives overwrite them
-        pos_set = self.pos_t == self.pos_t  # False where NaN (no target)
-        vel_set = self.vel_t == self.vel_t
+        if self._set_cache is None:
+            pos_set = self.pos_t == self.pos_t  # False where NaN (no target)
+            vel_set = self.vel_t == self.vel_t
+            self._set_cache = (pos_set, vel_set)
+            self._velocity = np.where(vel_set, self.vel_t, 0.0)
+        pos_set, vel_set = self._set_cache
         eff_set = self.eff_t == self.eff_t
-        inputs = DriveInputs(pos_set, vel_set, eff_set, np.where(vel_set, self.vel_t, 0.0),
-                             self.any_explicit or bool(eff_set.any()))
+        inputs = DriveInputs(pos_set, vel_set, eff_set, self._velocity, self.any_explicit or bool(eff_set.any()))
         for drive in self.drives:
             drive.compute(self, inputs)
         # position targets are sent only where a position motor runs, so unset ones (NaN) never reach the engine
         self.batch.apply(self.mode, self.pos_t, inputs.velocity, self.motor_force, self.motor_pos_gain,
                          self.motor_vel_gain, self.torque)
         self.commands_changed = self.positions_changed = False
-        self._velocity = inputs.velocity
         if self.mode.tobytes() != self._mode_key:
             self._modes_changed()
         # without an explicit drive or an effort target no joint can be torque-driven
