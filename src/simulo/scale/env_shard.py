@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import socket
 from collections.abc import Mapping
 from multiprocessing.connection import Connection, Listener
 from typing import Any
@@ -26,6 +27,15 @@ from simulo.sim.tensors import to_numpy
 _SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset", "pid",
                      "set_targets", "gradients"})
 """The :class:`EnvShard` methods the direct channel serves."""
+
+
+def no_delay(conn: Connection) -> Connection:
+    """``conn`` with Nagle's algorithm off: ``multiprocessing.connection`` writes a message over 16 kB as a
+    header and a body, and Nagle's algorithm then holds the body until the header's delayed ACK (about
+    40 ms a message on Linux)."""
+    with socket.fromfd(conn.fileno(), socket.AF_INET, socket.SOCK_STREAM) as sock:  # a dup of the same socket
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
 
 
 def _portable(exc: Exception) -> Exception:
@@ -140,7 +150,7 @@ class EnvShard:
 
         while True:
             try:
-                return self._listener.accept()
+                return no_delay(self._listener.accept())
             except (AuthenticationError, EOFError, ConnectionError):
                 continue
 

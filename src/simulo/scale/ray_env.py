@@ -48,7 +48,7 @@ from simulo.errors import SimuloValueError, TaskError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
 from simulo.rl.task import Task, task_uses_torch
 from simulo.scale.cluster import Cluster, ship_by_value
-from simulo.scale.env_shard import EnvShard
+from simulo.scale.env_shard import EnvShard, no_delay
 from simulo.scale.settings import check_workers
 from simulo.scale.sweep import Shard, group_shards, plan_shards
 from simulo.sim.scene import Scene
@@ -133,7 +133,7 @@ class RayLearningEnv:
             addresses = self._gather([a.listen.remote(key) for a in self._actors], "opening the channels")
             self._serving = [a.serve.remote() for a in self._actors]
             try:
-                self._channels = [Client(address, family="AF_INET", authkey=key) for address in addresses]
+                self._channels = [no_delay(Client(address, family="AF_INET", authkey=key)) for address in addresses]
             except OSError as exc:
                 raise WorkerError(f"cannot connect to the rollout actors at {addresses}: {exc}. This process must "
                                   "reach every worker node over TCP (see docs/scale-out.md)") from exc
