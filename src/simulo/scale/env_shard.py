@@ -134,7 +134,14 @@ class EnvShard:
         self.runner.set_targets(targets, settings)
 
     def gradients(self, weights: Any, start: int, stop: int, num_envs: int) -> list[Any]:
-        """Each rollout shard's gradient for memory rows ``start .. stop - 1`` (:meth:`ShardRunner.gradients`)."""
+        """Each rollout shard's gradient for memory rows ``start .. stop - 1`` (:meth:`ShardRunner.gradients`).
+
+        Served on the channel's thread, which sets torch's intra-op threads to 1 for itself (OpenMP keeps the
+        setting per thread; two actors each running a second thread on 2 cores oversubscribe them).
+        """
+        import torch  # noqa: PLC0415 - training only
+
+        torch.set_num_threads(1)  # get_num_threads() reads the process's value, not this thread's OpenMP one
         return self.runner.gradients(weights, start, stop, num_envs)
 
     def listen(self, authkey: bytes) -> Any:
