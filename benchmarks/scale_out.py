@@ -25,11 +25,11 @@ What an iteration costs (printed per task, medians of the last iteration of each
 of the runners (stepping the environments, acting with the policy, and with a sharded update their shards'
 gradients) and of the learner (filling skrl's memory, PPO's update), the transfer (the 2-worker
 collection's wall time beyond its slowest runner) and the update's wall time. The serial fraction is
-the learner's share of the 1-worker iteration's CPU seconds; Amdahl's
-bound for 2 workers follows from it (the round trips of a sharded update are not in it: compare the
-update's wall times). CPU seconds are what a loaded machine distorts least, so the bound is the figure to
-quote when other jobs share the cores. ``--sharded-update`` (default ``auto``: on from 512 rows of a shard
-in a mini-batch) sets ``SIMULO_SHARDED_UPDATE`` for the run.
+the learner's share of the 1-worker iteration's CPU seconds; Amdahl's bound for 2 workers follows from it
+(the round trips of a sharded update are not in it: compare the update's wall times). CPU seconds are
+what a loaded machine distorts least, so the bound is the figure to quote when other jobs share the
+cores. ``--sharded-update`` (default ``auto``: on from 8 M row-parameters, see
+``simulo.rl.training.sharded_update.MIN_WORK``) sets ``SIMULO_SHARDED_UPDATE`` for the run.
 
     python benchmarks/scale_out.py                        # sweep of 200 trials, training at N = 256
     python benchmarks/scale_out.py --only training --num-envs 512 --pairs 7
