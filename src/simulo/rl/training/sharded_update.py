@@ -38,6 +38,7 @@ from skrl.resources.schedulers.torch import KLAdaptiveLR
 
 from simulo.errors import SimuloValueError
 from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor
+from simulo.rl.training.ppo import gae
 
 MIN_WORK = 8_000_000
 """Rows of the smallest shard in one mini-batch times the parameters of the policy and value models, from
@@ -216,8 +217,8 @@ def sharded_update(agent: Any, source: GradientSource) -> None:
         last = agent._value_preprocessor(last, inverse=True)
         values = memory.get_tensor_by_name("values")
         dones = memory.get_tensor_by_name("terminated") | memory.get_tensor_by_name("truncated")
-        returns, advantages = _gae(memory.get_tensor_by_name("rewards"), dones, values, last,
-                                   agent._discount_factor, agent._lambda)
+        returns, advantages = gae(memory.get_tensor_by_name("rewards"), dones, values, last,
+                                  agent._discount_factor, agent._lambda)
         memory.set_tensor_by_name("values", agent._value_preprocessor(values, train=True))
         memory.set_tensor_by_name("returns", agent._value_preprocessor(returns, train=True))
         memory.set_tensor_by_name("advantages", advantages)
@@ -283,21 +284,6 @@ def _in_order(parts: Sequence[np.ndarray]) -> np.ndarray:
     for part in parts[1:]:
         total += part
     return total
-
-
-def _gae(rewards: torch.Tensor, dones: torch.Tensor, values: torch.Tensor, last_values: torch.Tensor,
-         discount: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Returns and normalised advantages, as skrl's PPO computes them (the same operations in the same order)."""
-    advantage: Any = 0
-    advantages = torch.zeros_like(rewards)
-    not_dones = dones.logical_not()
-    steps = rewards.shape[0]
-    for i in reversed(range(steps)):
-        next_values = values[i + 1] if i < steps - 1 else last_values
-        advantage = rewards[i] - values[i] + discount * not_dones[i] * (next_values + lam * advantage)
-        advantages[i] = advantage
-    returns = advantages + values
-    return returns, (advantages - advantages.mean()) / (advantages.std() + 1e-8)
 
 
 __all__ = [
