@@ -14,7 +14,7 @@ import pytest
 import simulo
 from simulo.cli.main import main as simulo_main
 from simulo.platform import policy_registry
-from tests.platform.policy_runs import train_balance
+from tests.platform.policy_runs import best_iteration, train_balance
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.load` is deprecated:DeprecationWarning")
@@ -93,7 +93,8 @@ def test_default_name_and_text_output(root: Path, tmp_path: Path, capsys: pytest
     assert code == 0, err
     target = tmp_path / f"{policy_id(root)}-best.ts"  # latest: the newest policy; no kind: its best
     assert target.is_file()
-    assert out.splitlines()[0] == f"Exported {policy_id(root)}:best (iteration 1) as torchscript: {target}"
+    best = best_iteration(root)
+    assert out.splitlines()[0] == f"Exported {policy_id(root)}:best (iteration {best}) as torchscript: {target}"
 
 
 @pytest.mark.parametrize(("argv", "code", "message"), [

@@ -29,3 +29,10 @@ def train_balance(runs: Path) -> str:
     env.close()
     finish(policy_registry.register(run, "balance", "train"), "completed")
     return policy_registry.all_policies(runs)[0].policy_id
+
+
+def best_iteration(runs: Path) -> int:
+    """The iteration of the ``best.pt`` that :func:`train_balance` left under ``runs``."""
+    from simulo.rl.training import PolicyPlayer  # noqa: PLC0415 - needs torch
+
+    return PolicyPlayer.from_checkpoint(runs / "balance" / "train" / "0001" / "checkpoints" / "best.pt").iteration
