@@ -43,21 +43,8 @@ class LeanPPO(PPO):
         if self._mixed_precision or config.torch.is_distributed:
             super()._update(timestep, timesteps)
             return
-        with torch.no_grad():
-            self.value.train(False)
-            last_values, _, _ = self.value.act(
-                {"states": self._state_preprocessor(self._current_next_states.float())}, role="value")
-            self.value.train(True)
-            last_values = self._value_preprocessor(last_values, inverse=True)
-        memory = self.memory
-        values = memory.get_tensor_by_name("values")
-        dones = memory.get_tensor_by_name("terminated") | memory.get_tensor_by_name("truncated")
-        returns, advantages = gae(memory.get_tensor_by_name("rewards"), dones, values, last_values,
-                                   self._discount_factor, self._lambda)
-        memory.set_tensor_by_name("values", self._value_preprocessor(values, train=True))
-        memory.set_tensor_by_name("returns", self._value_preprocessor(returns, train=True))
-        memory.set_tensor_by_name("advantages", advantages)
-        batches = memory.sample_all(names=self._tensors_names, mini_batches=self._mini_batches)
+        store_returns_and_advantages(self)
+        batches = self.memory.sample_all(names=self._tensors_names, mini_batches=self._mini_batches)
         policy_total, value_total, entropy_total = 0.0, 0.0, 0.0
         for epoch in range(self._learning_epochs):
             kl_divergences: list[torch.Tensor] = []
@@ -123,6 +110,26 @@ def use_foreach(agent: Any) -> None:
     """Run the agent's optimiser on torch's ``foreach`` kernels (again after a checkpoint's groups are loaded)."""
     for group in agent.optimizer.param_groups:
         group["foreach"] = True
+
+
+def store_returns_and_advantages(agent: PPO) -> None:
+    """What skrl's ``PPO._update`` does before its epochs: the value of the rollout's last states, GAE's returns
+    and advantages, and the value preprocessor's update, written into the agent's memory (``values``,
+    ``returns``, ``advantages``)."""
+    with torch.no_grad():
+        agent.value.train(False)
+        last_values, _, _ = agent.value.act(
+            {"states": agent._state_preprocessor(agent._current_next_states.float())}, role="value")
+        agent.value.train(True)
+        last_values = agent._value_preprocessor(last_values, inverse=True)
+        memory = agent.memory
+        values = memory.get_tensor_by_name("values")
+        dones = memory.get_tensor_by_name("terminated") | memory.get_tensor_by_name("truncated")
+        returns, advantages = gae(memory.get_tensor_by_name("rewards"), dones, values, last_values,
+                                  agent._discount_factor, agent._lambda)
+        memory.set_tensor_by_name("values", agent._value_preprocessor(values, train=True))
+        memory.set_tensor_by_name("returns", agent._value_preprocessor(returns, train=True))
+        memory.set_tensor_by_name("advantages", advantages)
 
 
 def gae(rewards: torch.Tensor, dones: torch.Tensor, values: torch.Tensor, last_values: torch.Tensor,

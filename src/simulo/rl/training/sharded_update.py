@@ -38,7 +38,7 @@ from skrl.resources.schedulers.torch import KLAdaptiveLR
 
 from simulo.errors import SimuloValueError
 from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor
-from simulo.rl.training.ppo import gae
+from simulo.rl.training.ppo import store_returns_and_advantages
 
 MIN_WORK = 8_000_000
 """Rows of the smallest shard in one mini-batch times the parameters of the policy and value models, from
@@ -209,19 +209,7 @@ def _log_prob(policy: Any, x: torch.Tensor, actions: torch.Tensor) -> torch.Tens
 def sharded_update(agent: Any, source: GradientSource) -> None:
     """skrl's ``PPO._update`` with every mini-batch's gradient summed over the rollout shards in ``source``."""
     memory = agent.memory
-    with torch.no_grad():
-        agent.value.train(False)
-        last, _, _ = agent.value.act({"states": agent._state_preprocessor(agent._current_next_states.float())},
-                                     role="value")
-        agent.value.train(True)
-        last = agent._value_preprocessor(last, inverse=True)
-        values = memory.get_tensor_by_name("values")
-        dones = memory.get_tensor_by_name("terminated") | memory.get_tensor_by_name("truncated")
-        returns, advantages = gae(memory.get_tensor_by_name("rewards"), dones, values, last,
-                                  agent._discount_factor, agent._lambda)
-        memory.set_tensor_by_name("values", agent._value_preprocessor(values, train=True))
-        memory.set_tensor_by_name("returns", agent._value_preprocessor(returns, train=True))
-        memory.set_tensor_by_name("advantages", advantages)
+    store_returns_and_advantages(agent)
     source.set_targets({name: memory.get_tensor_by_name(name).cpu().numpy()
                         for name in ("values", "returns", "advantages")}, LossSettings.of(agent))
     states = memory.get_tensor_by_name("states", keepdim=False)
