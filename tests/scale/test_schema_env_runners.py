@@ -7,59 +7,15 @@ from typing import Any
 
 import pytest
 
-import simulo
 from simulo.scale.ray_env import RayLearningEnv
 
-torch = pytest.importorskip("torch")
+pytest.importorskip("torch")
 pytest.importorskip("skrl")
 
-from simulo.rl.training import RLTrainer  # noqa: E402 - after the skips
+from simulo.rl.training import RLTrainer
+from tests.rl.training.slider_tasks import MARKER, UNUSED, AsymmetricSlider
 
-MARKER, UNUSED = 7.0, -123.0
 CFG = {"rollouts": 4, "mini_batches": 2, "learning_epochs": 2}
-
-
-class AsymmetricSlider(simulo.Task):
-    """The catalog cartpole's cart pushed along its rail: the policy sees the joint positions, the critic
-    also the joint velocities and a constant marker; the observations must reach no network."""
-
-    observation_dim, action_dim = 2, 1
-    episode_length_s = 0.2
-    policy_input_schema = simulo.PolicyInputSchema(
-        actor=(simulo.PolicyInput(name="positions", shape=(2,)),),
-        critic=(simulo.PolicyInput(name="positions", shape=(2,)), simulo.PolicyInput(name="velocities", shape=(2,)),
-                simulo.PolicyInput(name="marker", shape=(1,))),
-    )
-
-    def build(self, scene: Any) -> None:
-        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
-        scene.add(self.robot, at="/World/Robot")
-
-    def on_start(self, env: Any) -> None:
-        self.cart = self.robot.find_joints("slider_to_cart")
-
-    def apply_actions(self, actions: Any) -> None:
-        self.robot.set_joint_effort_target(20.0 * actions, joint_ids=self.cart)
-
-    def get_observations(self) -> Any:
-        return torch.full((self.num_envs, 2), UNUSED)
-
-    def get_policy_inputs(self) -> Any:
-        return {"positions": self.robot.state.joint_positions}
-
-    def get_critic_inputs(self) -> Any:
-        return {"positions": self.robot.state.joint_positions, "velocities": self.robot.state.joint_velocities,
-                "marker": torch.full((self.num_envs, 1), MARKER)}
-
-    def get_rewards(self) -> Any:
-        return 1.0 - self.robot.state.joint_positions[:, self.cart[0]] ** 2
-
-    def get_dones(self) -> Any:
-        never = self.episode_length_buf < 0
-        return never, never
-
-    def reset_idx(self, env_ids: Any) -> None:
-        self.robot.reset(env_ids)
 
 
 @pytest.mark.slow  # about 25 s: two Ray layouts of actors

@@ -9,46 +9,15 @@ import numpy as np
 import pytest
 import torch
 from rl_toy_envs import PointMassEnv
+from slider_tasks import MARKER, UNUSED, AsymmetricSlider, Slider
 
 import simulo
 from simulo.rl.training import PolicyPlayer, RLTrainer
 
 CFG = {"rollouts": 4, "mini_batches": 2, "learning_epochs": 1}
-MARKER = 7.0
-UNUSED = -123.0
 
 
-class _Slider(simulo.Task):
-    """The catalog cartpole's cart pushed along its rail; reward for staying near the middle."""
-
-    observation_dim, action_dim = 2, 1
-    episode_length_s = 0.2  # 12 steps
-
-    def build(self, scene: Any) -> None:
-        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
-        scene.add(self.robot, at="/World/Robot")
-
-    def on_start(self, env: Any) -> None:
-        self.cart = self.robot.find_joints("slider_to_cart")
-
-    def apply_actions(self, actions: Any) -> None:
-        self.robot.set_joint_effort_target(20.0 * actions, joint_ids=self.cart)
-
-    def get_observations(self) -> Any:
-        return self.robot.state.joint_positions
-
-    def get_rewards(self) -> Any:
-        return 1.0 - self.robot.state.joint_positions[:, self.cart[0]] ** 2
-
-    def get_dones(self) -> Any:
-        never = self.episode_length_buf < 0
-        return never, never
-
-    def reset_idx(self, env_ids: Any) -> None:
-        self.robot.reset(env_ids)
-
-
-class _NumpySlider(_Slider):
+class _NumpySlider(Slider):
     seen: set[type]
 
     def apply_actions(self, actions: Any) -> None:
@@ -70,32 +39,12 @@ def test_numpy_task_trains_on_numpy_actions(tmp_path: Path) -> None:
     assert stats["iterations"] == 4 and stats["reward_history"][-1] is not None
 
 
-class _Asymmetric(_Slider):
-    """The policy sees the joint positions; the critic sees them, the joint velocities and a constant marker."""
-
-    policy_input_schema = simulo.PolicyInputSchema(
-        actor=(simulo.PolicyInput(name="positions", shape=(2,)),),
-        critic=(simulo.PolicyInput(name="positions", shape=(2,)), simulo.PolicyInput(name="velocities", shape=(2,)),
-                simulo.PolicyInput(name="marker", shape=(1,))),
-    )
-
-    def get_observations(self) -> Any:
-        return torch.full((self.num_envs, 2), UNUSED)  # must not reach the networks under a schema
-
-    def get_policy_inputs(self) -> Any:
-        return {"positions": self.robot.state.joint_positions}
-
-    def get_critic_inputs(self) -> Any:
-        return {"positions": self.robot.state.joint_positions, "velocities": self.robot.state.joint_velocities,
-                "marker": torch.full((self.num_envs, 1), MARKER)}
-
-
 def _recording(module: torch.nn.Module, seen: list[torch.Tensor]) -> None:
     module.register_forward_pre_hook(lambda _, args: seen.append(args[0].detach().clone()))
 
 
 def test_policy_and_critic_get_their_own_inputs(tmp_path: Path) -> None:
-    env = simulo.LearningEnv(_Asymmetric(), num_envs=4, seed=0)
+    env = simulo.LearningEnv(AsymmetricSlider(), num_envs=4, seed=0)
     try:
         trainer = RLTrainer(env, device="cpu", checkpoint_dir=tmp_path, progress=False,
                             agent_cfg={**CFG, "state_preprocessor": None})
@@ -119,18 +68,18 @@ def test_policy_and_critic_get_their_own_inputs(tmp_path: Path) -> None:
     assert payload["state_dim"] == 2 + 5 and payload["policy_input_schema"]["critic"][2]["name"] == "marker"
 
 
-class _CameraOnly(_Slider):
+class _CameraOnly(Slider):
     policy_input_schema = simulo.PolicyInputSchema(
         actor=(simulo.PolicyInput(name="rgb", shape=(8, 8, 3), dtype="uint8", kind="image", camera="cam"),))
 
 
-class _WrongWidth(_Slider):
+class _WrongWidth(Slider):
     observation_dim = 3  # the actor's numeric inputs are 2 wide
     policy_input_schema = simulo.PolicyInputSchema(actor=(simulo.PolicyInput(name="positions", shape=(2,)),))
 
 
 class _OnToyEnv(PointMassEnv):
-    task = _Asymmetric()
+    task = AsymmetricSlider()
 
 
 def test_camera_only_actor_and_wrong_observation_dim_refused_as_the_sdk_does() -> None:
@@ -141,7 +90,7 @@ def test_camera_only_actor_and_wrong_observation_dim_refused_as_the_sdk_does() -
 
 
 def test_env_observations_are_the_actors_numeric_inputs_under_a_schema() -> None:
-    env = simulo.LearningEnv(_Asymmetric(), num_envs=3, seed=0)
+    env = simulo.LearningEnv(AsymmetricSlider(), num_envs=3, seed=0)
     try:
         obs, _ = env.reset()
         assert torch.equal(obs, env.task.robot.state.joint_positions.float())  # not get_observations()' UNUSED
