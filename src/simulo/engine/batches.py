@@ -141,6 +141,15 @@ class ArticulationBatch(Protocol):
         """
         ...
 
+    def apply_positions(self, position: np.ndarray) -> None:
+        """Send the last :meth:`apply`'s commands again with new ``position`` targets (num_envs, J).
+
+        The caller guarantees that nothing but position targets changed since that ``apply`` (the same modes,
+        velocity targets, forces and gains, and no joint torque-driven), so an engine may resend only its
+        position motors' targets.
+        """
+        ...
+
     def cancel_gravity(self) -> None:
         """For the coming step only, apply an upward m·g at every link's centre of mass."""
         ...

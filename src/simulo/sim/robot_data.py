@@ -313,8 +313,7 @@ class RobotData(StateBuffers):
                 return False
             # only position targets of running position motors changed: every drive would choose the same modes
             # and torques (no joint is torque-driven), so the last flush's commands go out with the new targets
-            self.batch.apply(self.mode, self.pos_t, self._velocity, self.motor_force, self.motor_pos_gain,
-                             self.motor_vel_gain, self.torque)
+            self.batch.apply_positions(self.pos_t)
             self.positions_changed = False
             return True
         if self.joints_stale and self._has_torque:  # the last step's torques are its efforts: read them now,

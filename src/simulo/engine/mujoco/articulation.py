@@ -207,6 +207,10 @@ class MuJoCoArticulationBatch:
         """Keep one step's joint commands; see :mod:`simulo.engine.mujoco.commands` for the motor law."""
         self.law.set(mode, position, velocity, force, position_gain, velocity_gain, torque)
 
+    def apply_positions(self, position: np.ndarray) -> None:
+        """Keep new position targets; every other command stays as the last :meth:`apply` set it."""
+        self.law.set_positions(position)
+
     def cancel_gravity(self) -> None:
         """For the coming step, push every link up with m·g at its centre of mass."""
         self._worlds.pushed = True

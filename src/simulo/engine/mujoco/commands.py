@@ -136,6 +136,11 @@ class MotorLaw:
             self.torque[self._torque_off] = 0.0
         np.copyto(self.effort, self.torque)  # motor columns are filled in by drive()
 
+    def set_positions(self, position: np.ndarray) -> None:
+        """Keep new position targets (the modes and every other command unchanged since :meth:`set`)."""
+        if self._any_motor:
+            np.copyto(self.position, position)
+
     @property
     def motor_envs(self) -> np.ndarray:
         """Whether each environment's efforts depend on its current state (a motor runs), (num_envs,)."""

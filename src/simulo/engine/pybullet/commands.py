@@ -77,8 +77,7 @@ class JointCommander:
         fixed = self._motor_arguments(plan, key, velocity, force, position_gain, velocity_gain)
         views = self._position_views
         if views is None or views[0] is not position:
-            views = self._position_views = (position, [position[ix] if type(ix[0]) is slice else None
-                                                       for ix, _, _ in plan[_POSITION]])
+            views = self._views_of(position)
         for (index, joints, handles), args, view in zip(plan[_POSITION], fixed[_POSITION], views[1]):
             rows = (position[index] if view is None else view).tolist()
             for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, rows, args):
@@ -89,6 +88,24 @@ class JointCommander:
         for index, joints, handles in plan[_TORQUE]:
             for (w, b), tq in zip(handles, torque[index].tolist()):
                 w.joint_torques(b, joints, tq)
+
+    def apply_positions(self, position: np.ndarray) -> None:
+        """Send the last :meth:`apply`'s position motors again with new targets (nothing else changed since:
+        velocity motors keep their commands in PyBullet, and no joint is torque-driven)."""
+        views = self._position_views
+        if views is None or views[0] is not position:
+            views = self._views_of(position)
+        for (index, joints, handles), args, view in zip(self._plan[_POSITION], self._fixed[_POSITION], views[1]):
+            rows = (position[index] if view is None else view).tolist()
+            for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, rows, args):
+                w.position_motors(b, joints, tp, tv, fmax, kp, kv)
+
+    def _views_of(self, position: np.ndarray) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """``position`` and, per position group of the plan, its block of it (a view when the group is every
+        environment, else None), kept for the next call."""
+        self._position_views = (position, [position[ix] if type(ix[0]) is slice else None
+                                           for ix, _, _ in self._plan[_POSITION]])
+        return self._position_views
 
     def _motor_arguments(self, plan: dict[int, list[_Commands]], key: bytes, velocity: np.ndarray, force: np.ndarray,
                          position_gain: np.ndarray, velocity_gain: np.ndarray
