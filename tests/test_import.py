@@ -77,3 +77,17 @@ def test_simulo_interfaces_resolves_next_to_simulo() -> None:
         "from simulo.interfaces.authoring.robot import RobotProtocol\n"
         "print(RobotProtocol.__name__, simulo.Robot.__module__)\n")
     assert out.split() == ["RobotProtocol", "simulo.sim.robot"]
+
+
+def test_the_namespace_is_extended_as_pkgutil_extends_it() -> None:
+    import pkgutil
+
+    import simulo
+
+    for name in ("simulo", "json", "no_such_package_here"):
+        assert simulo._extend_path(["/nowhere"], name) == pkgutil.extend_path(["/nowhere"], name)
+
+
+def test_import_simulo_imports_neither_typing_nor_pkgutil() -> None:
+    out = run_python("import sys, simulo\nprint([m for m in ('typing', 'pkgutil') if m in sys.modules])\n")
+    assert out.strip() == "[]"

@@ -2,7 +2,7 @@
 
 ``import simulo`` is lean: it imports neither ``pybullet`` nor ``numpy`` nor ``torch``. Every public
 name below resolves on first use (PEP 562). ``simulo.interfaces`` is the ``simulo-interfaces`` package
-(the namespace is extended with ``pkgutil``).
+(the namespace is extended as ``pkgutil.extend_path`` extends it).
 
 The names are the SDK 0.34.0's top-level ``__all__`` (``tests/test_sdk_names.py``) plus simulo-local's own
 (errors, ``MotorGainsConfig``, ``ParallelGripper``, ...). Three kinds:
@@ -18,10 +18,36 @@ The names are the SDK 0.34.0's top-level ``__all__`` (``tests/test_sdk_names.py`
 from __future__ import annotations
 
 import importlib
-import pkgutil as _pkgutil
-from typing import Any
+import sys as _sys
 
-__path__ = _pkgutil.extend_path(__path__, __name__)
+
+def _extend_path(path: list[str], name: str) -> list[str]:
+    """``pkgutil.extend_path`` without importing ``pkgutil``: add every other ``name`` folder on ``sys.path``.
+
+    Each ``sys.path`` entry's path-entry finder is asked for ``name``, as ``pkgutil`` asks it (the same cache
+    and hooks), and the folders it reports are appended (``.pkg`` files are not read).
+    """
+    extended = list(path)
+    for entry in _sys.path:
+        if not isinstance(entry, str):
+            continue
+        finder = _sys.path_importer_cache.get(entry)
+        if finder is None and entry not in _sys.path_importer_cache:
+            for hook in _sys.path_hooks:
+                try:
+                    finder = hook(entry)
+                except ImportError:
+                    continue
+                _sys.path_importer_cache.setdefault(entry, finder)
+                break
+        spec = finder.find_spec(name) if finder is not None and hasattr(finder, "find_spec") else None
+        for portion in (spec.submodule_search_locations or []) if spec is not None else []:
+            if portion not in extended:
+                extended.append(portion)
+    return extended
+
+
+__path__ = _extend_path(__path__, __name__)
 __version__ = "0.1.0"
 
 # public name -> module that defines it
@@ -177,7 +203,7 @@ _LAZY: dict[str, str] = {
 __all__ = sorted([*_LAZY, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'simulo' has no attribute {name!r}")

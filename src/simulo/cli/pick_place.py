@@ -11,159 +11,43 @@ reports each phase as every trial has done it, so a long run is never silent.
 
 from __future__ import annotations
 
-import argparse
-import math
 import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import simulo
-from simulo.cli._usage import OneLineParser, parse
-from simulo.engine.registry import ENGINE_VARIABLE, available_engines
-from simulo.errors import CollisionError, SimuloError, SimuloValueError
+from simulo.engine.registry import ENGINE_VARIABLE
+from simulo.errors import CollisionError, SimuloError
 
 if TYPE_CHECKING:
     from simulo.apps.pick_place.config import AppOptions
     from simulo.scale.sweep import Shard
 
-
-def _noise(text: str) -> tuple[float, float]:
-    parts = text.split(",")
-    try:
-        mm, deg = (float(p) for p in parts)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected MM,DEG such as 3,2 (position noise in mm, yaw noise in degrees), "
-                                         f"got {text!r}") from None
-    if not (math.isfinite(mm) and math.isfinite(deg) and mm >= 0 and deg >= 0):
-        raise argparse.ArgumentTypeError(f"noise levels must be finite numbers >= 0, got {text!r}")
-    return mm, deg
+FLAG_DEFAULTS: dict[str, Any] = {
+    "json": False, "uncoupled": False, "friction": 1.0, "friction_sweep": False, "ik": "closed-form", "speed": 1.0,
+    "stack": False, "trials": None, "seed": None, "noise": None, "workers": None, "address": None, "engine": None,
+    "record": None,
+}
+"""Every flag's value when it is not given (the parser's defaults; the plain run's whole namespace)."""
 
 
-def _whole_number(minimum: int) -> Any:
-    """An argparse type: a whole number >= ``minimum``."""
-    def parse(text: str) -> int:
-        try:
-            value: int | None = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {text!r}")
-        return value
-    return parse
+def _flags(argv: Sequence[str]) -> SimpleNamespace | int:
+    """The flags of ``argv``, or the exit status of a usage error (or ``--help``)."""
+    if not argv:  # the plain run: no parser to build
+        return SimpleNamespace(**FLAG_DEFAULTS)
+    from simulo.cli.pick_place_flags import parse_flags  # noqa: PLC0415 (argparse only when there are flags)
 
-
-_positive_int = _whole_number(1)
-_seed = _whole_number(0)
-
-
-def _number(low: float, high: float, what: str) -> Any:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if not (math.isfinite(value) and low <= value <= high):
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-        return value
-
-    return parse
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(
-        prog="simulo pick-place",
-        description="A five-joint arm picks a 40 mm cube and places it, through the simulo contract "
-                    "(exit 0: PASS, 1: FAIL, 2: bad arguments).")
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object instead of lines")
-    parser.add_argument("--uncoupled", action="store_true", help="no gear coupling between the fingers")
-    parser.add_argument("--friction", type=_number(0.0, 10.0, "a friction coefficient between 0 and 10"), default=1.0,
-                        metavar="MU", help="lateral friction of the cube and the fingers (default 1.0)")
-    parser.add_argument("--friction-sweep", action="store_true",
-                        help="find the friction at which the cube slips during the lift; compare with Coulomb")
-    parser.add_argument("--ik", choices=("closed-form", "numeric"), default="closed-form",
-                        help="IK solver: the analytic one or damped least squares on the tcp Jacobian "
-                             "(numeric also reports the closed-form run's approach error)")
-    parser.add_argument("--speed", type=_number(0.1, 8.0, "a speed factor between 0.1 and 8"), default=1.0,
-                        metavar="K", help="every move K times faster, with the arm's position gain raised to match")
-    parser.add_argument("--stack", action="store_true", help="then place a second cube on the first, 40 mm higher")
-    parser.add_argument("--trials", type=_positive_int, metavar="N",
-                        help="N random cube starts, batched as N environments of one simulation")
-    parser.add_argument("--seed", type=_seed, default=None, metavar="S",
-                        help="with --trials: seed of the random starts (default 0)")
-    parser.add_argument("--noise", type=_noise, metavar="MM,DEG",
-                        help="with --trials: plan from a cube pose estimate with this much Gaussian noise "
-                             "(standard deviation of x and y in mm, of the yaw in degrees)")
-    parser.add_argument("--workers", type=_positive_int, metavar="N",
-                        help="with --trials: run the trials as shards of whole worlds on N Ray workers (the same "
-                             "numbers for every N; 1 runs the shards here, without Ray); see docs/scale-out.md")
-    parser.add_argument("--address", metavar="ADDR",
-                        help="with --trials: the Ray cluster to use (HOST:6379, or ray://HOST:10001 with "
-                             "ray[client]) instead of a local one")
-    parser.add_argument("--engine", choices=available_engines(), default=None,
-                        help=f"the physics engine (default: ${ENGINE_VARIABLE}, else pybullet); each engine has "
-                             "its own numbers")
-    parser.add_argument("--record", metavar="FILE", default=None,
-                        help="write a video of the run (.gif or .mp4), drawn headless on the CPU; needs imageio "
-                             "(pip install 'simulo-local[video]')")
-    return parser
-
-
-def _writable(path: str) -> str | None:
-    """Why a video cannot be written at ``path`` (a suffix other than .gif/.mp4, no such folder), or None."""
-    if Path(path).suffix.lower() not in (".gif", ".mp4"):
-        return f"{path!r} must end in .gif or .mp4"
-    target = Path(path).expanduser()
-    existed = target.exists()
-    try:
-        with open(target, "ab"):
-            pass
-    except OSError as exc:
-        return f"cannot write {path!r}: {exc.strerror or exc}"
-    if not existed:
-        target.unlink(missing_ok=True)
-    return None
-
-
-def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    if args.seed is not None and args.trials is None:
-        parser.error("--seed seeds the random cube starts of --trials N; it needs --trials N")
-    if args.address is not None:
-        from simulo.scale.settings import check_address  # noqa: PLC0415 (sockets only for a cluster address)
-
-        try:
-            check_address(args.address)
-        except SimuloValueError as exc:
-            parser.error(f"--address: {exc}")
-    if args.noise is not None and args.trials is None:
-        parser.error("--noise needs --trials N (the noise is drawn per trial from the seeded generator)")
-    if (args.workers is not None or args.address is not None) and args.trials is None:
-        parser.error("--workers and --address shard a sweep: they need --trials N")
-    if args.stack and args.trials is not None:
-        parser.error("--stack and --trials cannot be combined")
-    if args.record is not None and (args.trials is not None or args.friction_sweep):
-        parser.error("--record films one run; it cannot be combined with --trials or --friction-sweep")
-    if args.friction_sweep and (args.trials is not None or args.stack or args.friction != 1.0):
-        parser.error("--friction-sweep runs its own frictions; it cannot be combined with --friction, --stack "
-                     "or --trials")
-    if args.record is not None:
-        why = _writable(args.record)
-        if why is not None:
-            parser.error(f"--record: {why}")
+    return parse_flags(argv)
 
 
 def main(argv: list[str]) -> int:
     """Run the app as the flags say; return the exit status."""
-    parser = _parser()
-    args = parse(parser, argv)
+    args = _flags(argv)
     if isinstance(args, int):
         return args
-    try:
-        _check(parser, args)
-    except SystemExit as exc:  # parser.error: one line on stderr
-        return exc.code if isinstance(exc.code, int) else 2
     if args.engine is not None:  # the cell's Simulation and any Ray worker take the engine from the environment
         os.environ[ENGINE_VARIABLE] = args.engine
     _announce(args)
@@ -184,7 +68,7 @@ def main(argv: list[str]) -> int:
         return 1
 
 
-def _friction_sweep(args: argparse.Namespace, options: AppOptions) -> int:
+def _friction_sweep(args: SimpleNamespace, options: AppOptions) -> int:
     """``--friction-sweep``: each sample's line as it runs, then the threshold and Coulomb's estimate."""
     from simulo.apps.pick_place import report  # noqa: PLC0415
     from simulo.apps.pick_place.experiments import friction  # noqa: PLC0415
@@ -195,7 +79,7 @@ def _friction_sweep(args: argparse.Namespace, options: AppOptions) -> int:
     return 0
 
 
-def _trials(args: argparse.Namespace, options: AppOptions) -> int:
+def _trials(args: SimpleNamespace, options: AppOptions) -> int:
     """``--trials``: in one simulation, or (``--workers``/``--address``) as a sharded sweep; 0 if all passed."""
     from simulo.apps.pick_place import report  # noqa: PLC0415
     from simulo.apps.pick_place.experiments import trials  # noqa: PLC0415
@@ -232,7 +116,7 @@ def _phase_progress(count: int) -> Any:
     return on_phase
 
 
-def _announce(args: argparse.Namespace) -> None:
+def _announce(args: SimpleNamespace) -> None:
     """The first line of a long run, on stderr before the app loads."""
     if args.trials is not None:
         seed = 0 if args.seed is None else args.seed
@@ -245,7 +129,7 @@ def _announce(args: argparse.Namespace) -> None:
               "end, each takes several seconds)...", file=sys.stderr, flush=True)
 
 
-def _single_run(args: argparse.Namespace, options: AppOptions) -> int:
+def _single_run(args: SimpleNamespace, options: AppOptions) -> int:
     """The seed's run (``--stack``, ``--record``): phase lines as it goes, then the summary; 0 on PASS."""
     from simulo.apps.pick_place import report  # noqa: PLC0415
     from simulo.apps.pick_place.config import DT, FRAME_EVERY  # noqa: PLC0415

@@ -39,14 +39,15 @@ def test_a_run_without_tracking_has_the_same_physics_and_no_tracking_error() -> 
     assert untracked.steps == tracked.steps == 2580
 
 
-def test_the_flagship_imports_neither_the_urdf_preparer_nor_json() -> None:
+def test_the_flagship_imports_neither_the_urdf_preparer_nor_json_nor_argparse() -> None:
     code = ("import contextlib, io, sys\n"
             "from simulo.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    status = main(['pick-place'])\n"
             "print(status, sorted(m for m in sys.modules if m in NAMES))\n")
     names = ["json", "hashlib", "simulo.authoring.engine_urdf", "simulo.authoring.meshes",
-             "simulo.authoring.catalog.organisation"]
+             "simulo.authoring.catalog.organisation", "argparse", "gettext", "locale", "pkgutil",
+             "simulo.cli.pick_place_flags"]
     done = subprocess.run([sys.executable, "-c", f"NAMES = {names!r}\n" + code], capture_output=True, text=True,
                           check=True, timeout=300)
     assert done.stdout.split(None, 1) == ["0", "[]\n"]
