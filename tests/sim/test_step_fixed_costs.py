@@ -20,12 +20,11 @@ def _arm(num_envs: int = 2) -> tuple[simulo.Robot, simulo.Simulation]:
     return robot, simulo.Simulation(scene)
 
 
-def _record(data: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Record which engine-batch call each flush makes (``apply`` or ``apply_positions``) and every motor command
-    the batch then sends to PyBullet (the world's ``position_motors`` arguments)."""
+def _record(data: Any) -> list[str]:
+    """Record which engine-batch call each flush makes: ``apply`` or ``apply_positions``."""
     which: list[str] = []
-    sent: list[tuple[Any, ...]] = []
     batch = data.batch
+
     def recorder(name: str) -> Any:
         call = getattr(batch, name)
 
@@ -35,31 +34,29 @@ def _record(data: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
         return recording
     for name in ("apply", "apply_positions"):
         setattr(batch, name, recorder(name))
-    for world in {w for w, _ in batch.handles}:
-        def motors(*args: Any, _call: Any = world.position_motors) -> None:
-            sent.append(args)
-            _call(*args)
-        world.position_motors = motors
-    return which, sent
+    return which
 
 
-def test_new_position_targets_alone_send_what_a_full_flush_sends() -> None:
-    robot, sim = _arm()
-    with sim:
-        ids = [robot.find_joints(name)[0] for name in ARM]
-        robot.set_joint_position_target(np.full((2, 5), 0.1), joint_ids=ids)
-        sim.step()  # a full flush: the arm's position motors now run in every environment
-        data = robot.data
-        which, sent = _record(data)
-        robot.set_joint_position_target(np.full((2, 5), 0.2), joint_ids=ids)
-        assert data.positions_changed and not data.commands_changed  # the shortcut is taken
-        sim.step()
-        shortcut = list(sent)
-        data.commands_changed = True  # the same targets through the drives
-        sim.step()
-        assert which == ["apply_positions", "apply"]
-        assert len(shortcut) == 2 and sent[2:] == shortcut  # one command per environment, the same both times
-        assert [list(args[2]) for args in shortcut] == [[0.2] * 5] * 2
+def test_new_position_targets_alone_take_the_shortcut_and_move_the_arm_as_full_flushes_do() -> None:
+    runs = []
+    for full in (False, True):
+        robot, sim = _arm()
+        with sim:
+            ids = [robot.find_joints(name)[0] for name in ARM]
+            robot.set_joint_position_target(np.full((2, 5), 0.1), joint_ids=ids)
+            sim.step()  # a full flush: the arm's position motors now run in every environment
+            data = robot.data
+            which = _record(data)
+            for k in range(40):
+                robot.set_joint_position_target(np.full((2, 5), 0.1 + 0.02 * k) * [[1.0], [-1.0]], joint_ids=ids)
+                assert data.positions_changed and not data.commands_changed
+                if full:
+                    data.commands_changed = True  # the same targets through the drives
+                sim.step()
+            assert which == ["apply" if full else "apply_positions"] * 40
+            runs.append(np.array(robot.state.joint_positions))
+    assert np.abs(runs[0][:, ids]).max() > 0.3  # the arm followed the targets
+    np.testing.assert_array_equal(runs[0], runs[1])
 
 
 def test_a_target_on_a_joint_without_a_running_motor_takes_the_full_flush() -> None:

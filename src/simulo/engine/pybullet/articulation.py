@@ -12,7 +12,7 @@ reports the base at its centre of mass, so the base's inertial offset is applied
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +147,10 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         #: PyBullet link index of each body (-1: the root)
         self.body_links = [-1, *links]
         self._joints = [all_joints[j] for j in self.joint_indices]
+        #: each environment's joint-state read of the joint columns (the handles never change)
+        self._joint_readers = [w.joint_state_reader(b, pb_joints) for w, b in handles]
+        #: per PyBullet link index, each environment's read of that link's frame (made on first use)
+        self._frame_readers: dict[int, list[Callable[[], list[float]]]] = {}
         self._body_names = [world.base_link_name(body)] + [all_joints[link].link_name for link in links]
         self.num_links = len(all_joints)
         #: whether the columns differ from PyBullet's DOF order; then ``_dof[c]`` is column c's PyBullet DOF
@@ -198,14 +202,14 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         idx = self.joint_indices
         if not idx:
             return
-        if len(self.handles) == 1:  # one environment: numpy's integer index takes its row's view in C
-            w, b = self.handles[0]
-            pos, vel, _, eff = zip(*w.joint_states(b, idx))
+        readers = self._joint_readers
+        if len(readers) == 1:  # one environment: numpy's integer index takes its row's view in C
+            pos, vel, _, eff = zip(*readers[0]())
             q[0], qd[0], effort[0] = pos, vel, eff
             return
         states: list[tuple[float, float, tuple[float, ...], float]] = []
-        for w, b in self.handles:
-            states += w.joint_states(b, idx)
+        for read in readers:
+            states += read()
         pos, vel, _, eff = zip(*states)  # flat sequences convert much faster than nested ones
         _fill(q, pos)
         _fill(qd, vel)
@@ -240,8 +244,10 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6) of non-root bodies."""
         links = [self.body_links[k] for k in bodies]
         if not velocity and len(links) == 1:  # one body (``get_body_pose``): a row per environment
-            handles, link = self.handles, links[0]
-            rows = [handles[i][0].link_frame(handles[i][1], link) for i in env_ids]
+            frames = self._frame_readers.get(links[0])
+            if frames is None:
+                frames = self._frame_readers[links[0]] = [w.link_frame_reader(b, links[0]) for w, b in self.handles]
+            rows = [frames[i]() for i in env_ids]
             return np.array(rows, dtype=np.float64).reshape(len(rows), 1, 7), None
         if not velocity:
             flat: list[float] = []

@@ -8,7 +8,7 @@ unchanged modes does no per-environment index work.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,8 @@ class JointCommander:
         self._plan: dict[int, list[_Commands]] = {}
         self._fixed_key: tuple[bytes, ...] | None = None  # the arrays the cached motor arguments were built for
         self._fixed: dict[int, list[list[tuple[list[float], ...]]]] = {}
+        #: per position group of the plan, each environment's position motor call with those arguments bound
+        self._senders: list[list[Callable[[list[float]], None]]] = []
         #: the position array of the last ``apply`` and, per position group of the plan, its block of it (a view
         #: when the group is every environment, else None): a kept view skips numpy's indexing
         self._position_views: tuple[np.ndarray, list[np.ndarray | None]] | None = None
@@ -78,10 +80,9 @@ class JointCommander:
         views = self._position_views
         if views is None or views[0] is not position:
             views = self._views_of(position)
-        for (index, joints, handles), args, view in zip(plan[_POSITION], fixed[_POSITION], views[1]):
-            rows = (position[index] if view is None else view).tolist()
-            for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, rows, args):
-                w.position_motors(b, joints, tp, tv, fmax, kp, kv)
+        for (index, _, _), senders, view in zip(plan[_POSITION], self._senders, views[1]):
+            for send, tp in zip(senders, (position[index] if view is None else view).tolist()):
+                send(tp)
         for (_, joints, handles), args in zip(plan[_VELOCITY], fixed[_VELOCITY]):
             for (w, b), (tv, fmax, kv) in zip(handles, args):
                 w.velocity_motors(b, joints, tv, fmax, kv)
@@ -95,10 +96,9 @@ class JointCommander:
         views = self._position_views
         if views is None or views[0] is not position:
             views = self._views_of(position)
-        for (index, joints, handles), args, view in zip(self._plan[_POSITION], self._fixed[_POSITION], views[1]):
-            rows = (position[index] if view is None else view).tolist()
-            for (w, b), tp, (tv, fmax, kp, kv) in zip(handles, rows, args):
-                w.position_motors(b, joints, tp, tv, fmax, kp, kv)
+        for (index, _, _), senders, view in zip(self._plan[_POSITION], self._senders, views[1]):
+            for send, tp in zip(senders, (position[index] if view is None else view).tolist()):
+                send(tp)
 
     def _views_of(self, position: np.ndarray) -> tuple[np.ndarray, list[np.ndarray | None]]:
         """``position`` and, per position group of the plan, its block of it (a view when the group is every
@@ -125,6 +125,9 @@ class JointCommander:
                             for ix, _, _ in plan[_VELOCITY]],
             }
             self._fixed_key = fixed_key
+            self._senders = [[w.position_sender(b, joints, tv, fmax, kp, kv)
+                              for (w, b), (tv, fmax, kp, kv) in zip(handles, args)]
+                             for (_, joints, handles), args in zip(plan[_POSITION], self._fixed[_POSITION])]
         return self._fixed
 
     def _command_plan(self, mode: np.ndarray, key: bytes) -> dict[int, list[_Commands]]:

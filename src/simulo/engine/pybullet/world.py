@@ -272,6 +272,10 @@ class PyBulletWorld(WorldSensing):
         """Linear velocity of the base's centre of mass and angular velocity, world axes."""
         return p.getBaseVelocity(body, physicsClientId=self.cid)
 
+    def joint_state_reader(self, body: int, joints: Sequence[int]) -> Callable[[], list[JointState]]:
+        """:meth:`joint_states` of these joints as a call without arguments."""
+        return functools.partial(p.getJointStates, body, joints, physicsClientId=self.cid)
+
     def joint_states(self, body: int, joints: Sequence[int]) -> list[JointState]:
         """PyBullet's joint states of the given joints."""
         return p.getJointStates(body, joints, physicsClientId=self.cid)
@@ -288,11 +292,15 @@ class PyBulletWorld(WorldSensing):
             flat += from_pb_quat(s[5])
         return flat
 
-    def link_frame(self, body: int, link: int) -> list[float]:
-        """One link frame's pose ``[x, y, z, qw, qx, qy, qz]``, forward kinematics recomputed."""
-        state = p.getLinkState(body, link, computeForwardKinematics=1, physicsClientId=self.cid)
-        x, y, z, w = state[5]
-        return [*state[4], w, x, y, z]
+    def link_frame_reader(self, body: int, link: int) -> Callable[[], list[float]]:
+        """A call that reads one link frame's pose ``[x, y, z, qw, qx, qy, qz]``, forward kinematics recomputed."""
+        read = functools.partial(p.getLinkState, body, link, computeForwardKinematics=1, physicsClientId=self.cid)
+
+        def frame() -> list[float]:
+            state = read()
+            x, y, z, w = state[5]
+            return [*state[4], w, x, y, z]
+        return frame
 
     def link_states(self, body: int, links: Sequence[int]) -> list[tuple[Vec3, Quat, Vec3, Vec3, Vec3]]:
         """Per link: frame position, frame quaternion, centre of mass, and the centre of mass's linear and the
@@ -325,13 +333,13 @@ class PyBulletWorld(WorldSensing):
         p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=zeros, forces=zeros,
                                     physicsClientId=self.cid)
 
-    def position_motors(self, body: int, joints: Sequence[int], positions: Sequence[float],
-                        velocities: Sequence[float], forces: Sequence[float], position_gains: Sequence[float],
-                        velocity_gains: Sequence[float]) -> None:
-        """Drive joints with PyBullet's ``POSITION_CONTROL`` motor."""
-        p.setJointMotorControlArray(body, joints, p.POSITION_CONTROL, targetPositions=positions,
-                                    targetVelocities=velocities, forces=forces, positionGains=position_gains,
-                                    velocityGains=velocity_gains, physicsClientId=self.cid)
+    def position_sender(self, body: int, joints: Sequence[int], velocities: Sequence[float],
+                        forces: Sequence[float], position_gains: Sequence[float],
+                        velocity_gains: Sequence[float]) -> Callable[[Sequence[float]], None]:
+        """:meth:`position_motors` with everything but the targets bound: call it with the target positions."""
+        return functools.partial(p.setJointMotorControlArray, body, joints, p.POSITION_CONTROL,
+                                 targetVelocities=velocities, forces=forces, positionGains=position_gains,
+                                 velocityGains=velocity_gains, physicsClientId=self.cid)
 
     def velocity_motors(self, body: int, joints: Sequence[int], velocities: Sequence[float],
                         forces: Sequence[float], velocity_gains: Sequence[float]) -> None:
