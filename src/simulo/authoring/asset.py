@@ -19,10 +19,10 @@ from pathlib import Path
 
 from simulo._frozen import frozen_dataclass
 from simulo.authoring.catalog import lookup, parse_ref
-from simulo.authoring.catalog.rename import drop_name_prefix
+from simulo.authoring.checked_urdf import checked_file
 from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
 from simulo.authoring.pose import Pose
-from simulo.authoring.urdf import UrdfModel, check_urdf
+from simulo.authoring.urdf_model import UrdfModel
 from simulo.errors import AssetError
 
 
@@ -71,7 +71,7 @@ def _read_urdf(path: Path, fixed_base: bool | None, spawn_pose: Pose | None = No
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AssetError(f"URDF file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    model = check_urdf(text, source=str(path), base_dir=file.parent)
+    model = checked_file(text, file)
     return _Model(model.name, text, file.parent, fixed_base, spawn_pose, model, file)
 
 
@@ -80,6 +80,9 @@ def _resolve_catalog(ref: str) -> _Model:
     model = replace(_read_urdf(entry.file, entry.fixed_base, entry.spawn_pose), engine_inertia=entry.engine_inertia)
     if not entry.name_prefix:
         return model
+    from simulo.authoring.catalog.rename import drop_name_prefix  # noqa: PLC0415 (only for a prefixed model)
+    from simulo.authoring.urdf import check_urdf  # noqa: PLC0415
+
     text = drop_name_prefix(model.urdf_text, entry.name_prefix)  # the SDK's names: a variant of the file's text
     checked = check_urdf(text, source=str(model.source_path), base_dir=model.base_dir)
     return replace(model, urdf_text=text, model=checked, source_path=None)
@@ -202,6 +205,8 @@ class Asset:
         """
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise AssetError(f"asset name must be a non-empty string, got {name!r}")
+        from simulo.authoring.urdf import check_urdf  # noqa: PLC0415 (a string is always checked afresh)
+
         folder = _folder(base_dir)
         model = check_urdf(text, source=name or "<URDF string>", base_dir=folder)
         return cls(_model=_Model(name or model.name, text, folder, _fixed(fixed_base), None, model, None))
