@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
 
@@ -20,9 +19,10 @@ from defusedxml.ElementTree import DefusedXMLParser, ParseError
 
 from simulo.authoring.limits import MAX_XML_DEPTH
 
-#: A start tag and its attributes (quoted values may hold ``>``); group 1 is the attribute list.
-_START_TAG = re.compile(rb"<[A-Za-z_][\w:.-]*((?:\s+[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*/?>")
-_ATTRIBUTE = re.compile(rb"([\w:.-]+)(\s*=\s*)(\"[^\"]*\"|'[^']*')")
+#: A start tag and its attributes (quoted values may hold ``>``); group 1 is the attribute list. Compiled on first
+#: use (``re`` keeps the compiled patterns), not at import: only :func:`edit_attributes` needs them.
+_START_TAG = rb"<[A-Za-z_][\w:.-]*((?:\s+[\w:.-]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*/?>"
+_ATTRIBUTE = rb"([\w:.-]+)(\s*=\s*)(\"[^\"]*\"|'[^']*')"
 
 
 def _quote_attribute(value: str) -> str:
@@ -39,15 +39,32 @@ def _quote_attribute(value: str) -> str:
     return '"{}"'.format(value.replace('"', "&quot;"))
 
 
-@dataclass
 class Node:
-    """An XML element with the line and byte offset of its start tag."""
+    """An XML element with the line and byte offset of its start tag.
 
-    tag: str
-    attrib: dict[str, str]
-    line: int
-    offset: int
-    children: list[Node] = field(default_factory=list)
+    A plain class (made for every element of every parse): no dataclass to build at import.
+
+    Attributes:
+        tag: The element name (without a namespace).
+        attrib: Its attributes as written.
+        line: The line of its start tag (from 1).
+        offset: The byte offset of its start tag in the UTF-8 document.
+        children: Its child elements in document order.
+    """
+
+    __slots__ = ("attrib", "children", "line", "offset", "tag")
+
+    def __init__(self, tag: str, attrib: dict[str, str], line: int, offset: int,
+                 children: list[Node] | None = None) -> None:
+        self.tag = tag
+        self.attrib = attrib
+        self.line = line
+        self.offset = offset
+        self.children = [] if children is None else children
+
+    def __repr__(self) -> str:
+        return f"Node(tag={self.tag!r}, attrib={self.attrib!r}, line={self.line}, offset={self.offset}, " \
+               f"children=[{len(self.children)} nodes])"
 
     def find(self, tag: str) -> Node | None:
         """The first child element named ``tag``, or None."""
@@ -178,11 +195,12 @@ def edit_attributes(text: str, edits: dict[tuple[int, str], str]) -> str:
         ValueError: An offset is not the start of a tag holding that attribute (a programming error).
     """
     data = text.encode("utf-8")
+    start_tag, attribute = re.compile(_START_TAG), re.compile(_ATTRIBUTE)
     spans: list[tuple[int, int, str]] = []
     for (offset, name), value in edits.items():
-        tag = _START_TAG.match(data, offset)
+        tag = start_tag.match(data, offset)
         attr = None if tag is None else next(
-            (m for m in _ATTRIBUTE.finditer(data, tag.start(1), tag.end(1)) if m.group(1) == name.encode()), None)
+            (m for m in attribute.finditer(data, tag.start(1), tag.end(1)) if m.group(1) == name.encode()), None)
         if attr is None:
             raise ValueError(f"no attribute {name!r} in a start tag at byte {offset}")
         spans.append((attr.start(3), attr.end(3), value))

@@ -12,7 +12,6 @@ The version is always required here: there is no server to pick the latest one.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -123,6 +122,8 @@ class CatalogEntry:
         """
         if self.data == "catalog":
             return _FOLDER / self.file_name
+        import importlib.util  # noqa: PLC0415 (only for a model read from pybullet_data)
+
         spec = importlib.util.find_spec(_PYBULLET_DATA)  # finds the folder; imports nothing
         if spec is None or spec.origin is None:
             raise AssetError(f"catalog model {self.ref!r} is read from the {_PYBULLET_DATA!r} package "
