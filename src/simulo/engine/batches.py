@@ -3,7 +3,7 @@ of a rigid object or of a set of welds per environment."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -119,6 +119,11 @@ class ArticulationBatch(Protocol):
         ...
 
     # -- writes ----------------------------------------------------------------------------------
+    def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
+        """A call that reads the world poses (num_envs, 7) of non-root body ``body``'s frame in every environment
+        now, into a new array each time (what :meth:`read_bodies` gives for that body, made cheap to repeat)."""
+        ...
+
     def write_joints(self, env_ids: EnvIds, q: np.ndarray, qd: np.ndarray) -> None:
         """Teleport the joints of ``env_ids`` to ``q``/``qd`` (len(env_ids), J)."""
         ...

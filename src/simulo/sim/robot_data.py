@@ -11,7 +11,7 @@ body poses and velocities are read from the engine on every call (:mod:`simulo.s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -91,6 +91,8 @@ class RobotData(StateBuffers):
         self._body_index: dict[str, int] = {}
         for k, name in enumerate(self.body_names):
             self._body_index.setdefault(name, k)
+        #: per body index, the call that reads its world pose (see :func:`simulo.sim.robot_bodies.pose_reader`)
+        self.pose_readers: dict[int, Callable[[], np.ndarray]] = {}
         self.joint_kinds = [info.kind for info in batch.joints]
         self.default_pose = default_pose.copy()
         self.default_q = default_q

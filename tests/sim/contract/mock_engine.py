@@ -19,7 +19,7 @@ It is registered as engine ``"mock"`` by the suite's conftest. What it simulates
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -215,6 +215,9 @@ class MockArticulationBatch:
         pose[rows] = self.base[rows]
         lin_vel[rows] = self.base_vel[rows, :3]
         ang_vel[rows] = self.base_vel[rows, 3:]
+
+    def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
+        return lambda: self.read_bodies([body], range(self.num_envs), velocity=False)[0][:, 0]
 
     def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
                     ) -> tuple[np.ndarray, np.ndarray | None]:

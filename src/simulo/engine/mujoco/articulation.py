@@ -9,7 +9,7 @@ angular velocity, in body axes in MuJoCo, is rotated into world axes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import mujoco
 import numpy as np
@@ -146,6 +146,11 @@ class MuJoCoArticulationBatch:
                 pose[i] = d.qpos[self.free_q:self.free_q + 7]
                 lin_vel[i] = d.qvel[self.free_v:self.free_v + 3]
                 ang_vel[i] = rotate(pose[i, 3:], d.qvel[self.free_v + 3:self.free_v + 6])
+
+    def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
+        """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
+        bodies, envs = [body], range(self.num_envs)
+        return lambda: self.read_bodies(bodies, envs, velocity=False)[0][:, 0]
 
     def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
                     ) -> tuple[np.ndarray, np.ndarray | None]:

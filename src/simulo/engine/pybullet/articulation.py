@@ -239,6 +239,17 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         r = pose[rows, :3] - com  # origin relative to the centre of mass
         lin_vel[rows] = lin_vel[rows] + np.cross(ang_vel[rows], r)
 
+    def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
+        """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
+        link = self.body_links[body]
+        frames = self._frame_readers.get(link)
+        if frames is None:
+            frames = self._frame_readers[link] = [w.link_frame_reader(b, link) for w, b in self.handles]
+        if len(frames) == 1:
+            frame = frames[0]
+            return lambda: np.array((frame(),))
+        return lambda: np.array([read() for read in frames])
+
     def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
                     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6) of non-root bodies."""
