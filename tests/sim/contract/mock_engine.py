@@ -253,6 +253,9 @@ class MockArticulationBatch:
         self.velocity[:] = velocity
         self.torque[:] = torque
 
+    def apply_positions(self, position: np.ndarray) -> None:
+        self.position[:] = np.where(self.mode == ControlMode.POSITION_MOTOR, position, 0.0)
+
     def cancel_gravity(self) -> None:
         """Gravity is ignored anyway."""
 
