@@ -10,8 +10,9 @@ checks, in a fresh interpreter, that ``import simulo`` pulls in none of ``pybull
 ``python -X importtime -c "import simulo"``.
 
 ``--flagship`` adds ``simulo pick-place`` (run three times under ``-X importtime``): how many modules it
-loads (all, and simulo's own) and the modules with the largest self time (least of the three runs), so
-that each millisecond of its start-up has a name.
+loads (all, and simulo's own), how many of them the seed's program does not load (when the seed text is
+next to the repository) and their self time, and the modules with the largest self time (least of the
+three runs), so that each millisecond of its start-up has a name.
 
 Run::
 
@@ -37,7 +38,29 @@ HEAVY = ("pybullet", "numpy", "torch")
 BARE = "pass"
 IMPORT = "import simulo"
 PROBE = "import json, sys, simulo; print(json.dumps([m for m in {heavy!r} if m in sys.modules]))"
-FLAGSHIP = [sys.executable, "-X", "importtime", "-m", "simulo.cli.main", "pick-place"]
+# simulo pick-place as its console script runs it, every import logged by -X importtime, sys.modules printed last
+FLAGSHIP_CODE = """
+import contextlib, importlib, io, json, sys
+by_name = importlib.import_module
+def logged(name, package=None):
+    if package is not None or name.startswith('.'):
+        return by_name(name, package)
+    __import__(name)
+    return sys.modules[name]
+importlib.import_module = logged
+from simulo.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main(['pick-place'])
+print(json.dumps(sorted(sys.modules)))
+"""
+SEED_CODE = """
+import contextlib, io, json, sys
+with open({path!r}) as file:
+    code = compile(file.read(), {path!r}, 'exec')
+with contextlib.redirect_stdout(io.StringIO()):
+    exec(code, {{'__name__': '__main__'}})
+print(json.dumps(sorted(sys.modules)))
+"""
 # bytecode cached as an installed package has it (see the module docstring)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), f"simulo-bench-pycache-{os.getuid()}")
@@ -87,20 +110,70 @@ def importtime_breakdown(top: int) -> list[tuple[int, int, str]]:
     return sorted(rows, key=lambda r: r[1], reverse=True)[:top]
 
 
+def _module_rows(code: str) -> tuple[list[tuple[int, int, str]], list[str]]:
+    """-X importtime rows of ``python -c code`` and the ``sys.modules`` names it prints (a JSON list) at its end."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], check=True, capture_output=True,
+                          text=True, env=ENV)
+    rows = []
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "self [us]" not in line:
+            self_us, cum_us, name = line[len("import time:"):].split("|")
+            rows.append((int(self_us), int(cum_us), name.strip()))
+    return rows, json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def flagship(top: int, runs: int = 3) -> None:
-    """Print what ``simulo pick-place`` imports: module counts and the largest self times (least of ``runs``)."""
+    """Print what ``simulo pick-place`` imports, against the seed's program when its text is there.
+
+    Module counts come from ``sys.modules`` at the end of the run; self times from ``-X importtime`` (least of
+    ``runs``), with ``importlib.import_module`` routed through ``__import__`` so that the modules loaded by
+    name (``simulo``'s lazy attributes) are timed too.
+    """
     least: dict[str, int] = {}
+    modules: list[str] = []
     for _ in range(runs):
-        for self_us, _cum, name in _importtime_rows(FLAGSHIP):
-            key = name.strip()
-            least[key] = min(least.get(key, self_us), self_us)
-    own = [m for m in least if m == "simulo" or m.startswith("simulo.")]
-    print(f"\nsimulo pick-place imports {len(least)} modules, {len(own)} of them simulo's; self time in -X importtime "
-          f"(least of {runs} runs; the flag adds overhead): all {sum(least.values()) / 1000:.1f} ms, simulo's "
-          f"{sum(least[m] for m in own) / 1000:.1f} ms")
+        rows, modules = _module_rows(FLAGSHIP_CODE)
+        for self_us, _cum, name in rows:
+            least[name] = min(least.get(name, self_us), self_us)
+    own = [m for m in modules if m == "simulo" or m.startswith("simulo.")]
+    print(f"\nsimulo pick-place ends with {len(modules)} modules loaded, {len(own)} of them simulo's; self time in "
+          f"-X importtime (least of {runs} runs; the flag adds overhead): all {sum(least.values()) / 1000:.1f} ms, "
+          f"simulo's {sum(least.get(m, 0) for m in own) / 1000:.1f} ms")
+    seed = _seed_modules()
+    if seed is not None:
+        extra = [m for m in modules if m not in seed]
+        extra_own = [m for m in extra if m in own]
+        others = sorted(m for m in extra if m not in own)
+        print(f"not loaded by the seed's program ({len(seed)} modules): {len(extra)} modules, "
+              f"{sum(least.get(m, 0) for m in extra) / 1000:.1f} ms of self time ({len(extra_own)} simulo's, "
+              f"{sum(least.get(m, 0) for m in extra_own) / 1000:.1f} ms); the others: {', '.join(others)}")
+    layers: dict[str, list[str]] = {}
+    for m in own:
+        parts = 3 if m.startswith(("simulo.engine.pybullet", "simulo.engine.mujoco")) else 2
+        layers.setdefault(".".join(m.split(".")[:parts]), []).append(m)
+    print("simulo's by package: " + ", ".join(
+        f"{name} {len(ms)} ({sum(least.get(m, 0) for m in ms) / 1000:.1f} ms)"
+        for name, ms in sorted(layers.items(), key=lambda kv: -sum(least.get(m, 0) for m in kv[1]))))
     print(f"{'self us':>8}  module")
     for name, self_us in sorted(least.items(), key=lambda kv: kv[1], reverse=True)[:top]:
         print(f"{self_us:>8}  {name}")
+
+
+def _seed_modules() -> set[str] | None:
+    """The modules loaded at the end of the seed's program (rebuilt from the seed text), or None without it."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from _seed_program import build_seed_program  # noqa: PLC0415 (the benchmarks' folder, only for --flagship)
+
+    seed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "seeds",
+                        "000_e63e4e11bcdcc457.txt")
+    if not os.path.isfile(seed):
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        program = os.path.join(folder, "pick_place.py")
+        with open(program, "w", encoding="utf-8") as file:
+            file.write(build_seed_program(seed))
+        _, modules = _module_rows(SEED_CODE.format(path=program))
+    return set(modules)
 
 
 def main(argv: list[str] | None = None) -> int:

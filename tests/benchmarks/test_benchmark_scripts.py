@@ -69,10 +69,14 @@ def test_import_time_breakdown_parses_importtime_lines() -> None:
 def test_import_time_flagship_counts_the_modules_simulo_pick_place_loads(capsys: Any) -> None:
     _load("import_time.py").flagship(4, runs=1)
     out = capsys.readouterr().out
-    counts = re.search(r"simulo pick-place imports (\d+) modules, (\d+) of them simulo's", out)
+    counts = re.search(r"simulo pick-place ends with (\d+) modules loaded, (\d+) of them simulo's", out)
     assert counts is not None, out
     assert 0 < int(counts[2]) < int(counts[1])
+    assert re.search(r"simulo's by package: simulo\.\w+ \d+ \(\d+\.\d ms\)", out), out
     assert len(re.findall(r"^\s+\d+  \S+$", out, re.M)) == 4
+    beyond = re.search(r"not loaded by the seed's program \((\d+) modules\): (\d+) modules", out)
+    if beyond is not None:  # the seed text is next to the repository
+        assert 0 < int(beyond[2]) < int(counts[1])
 
 
 def test_robot_throughput_quick_prints_both_tables_with_identical_physics() -> None:
