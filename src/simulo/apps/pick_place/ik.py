@@ -58,10 +58,9 @@ def solve_ik(x: float, y: float, z: float, grasp_yaw: float, geometry: ArmGeomet
             links can reach, or the solution violates a joint limit. The message names the target and why.
         SimuloValueError: A coordinate is not a number.
     """
-    x = _as_float("x", x)
-    y = _as_float("y", y)
-    z = _as_float("z", z)
-    grasp_yaw = _as_float("grasp_yaw", grasp_yaw)
+    if not (type(x) is type(y) is type(z) is type(grasp_yaw) is float):  # the per-step path passes floats
+        x, y, z = _as_float("x", x), _as_float("y", y), _as_float("z", z)
+        grasp_yaw = _as_float("grasp_yaw", grasp_yaw)
     if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z) and math.isfinite(grasp_yaw)):
         raise UnreachableError(f"{_target(x, y, z, grasp_yaw)}: every coordinate must be finite")
 
@@ -82,7 +81,10 @@ def solve_ik(x: float, y: float, z: float, grasp_yaw: float, geometry: ArmGeomet
     q5 = q1 - grasp_yaw
     q5 = (q5 + math.pi / 4) % (math.pi / 2) - math.pi / 4
 
-    for joint, angle, limit in (
+    if (abs(q1) <= geometry.base_yaw_limit and abs(q2) <= geometry.shoulder_limit and abs(q3) <= geometry.elbow_limit
+            and abs(q4) <= geometry.wrist_pitch_limit and abs(q5) <= geometry.wrist_roll_limit):
+        return (q1, q2, q3, q4, q5)
+    for joint, angle, limit in (  # a limit is exceeded: name the first one
         ("base_yaw", q1, geometry.base_yaw_limit),
         ("shoulder", q2, geometry.shoulder_limit),
         ("elbow", q3, geometry.elbow_limit),
