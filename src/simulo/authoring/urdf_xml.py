@@ -4,7 +4,7 @@
 never expanded. Each :class:`Node` keeps its line (for messages) and the byte offset of its start tag in the
 UTF-8 text (so :func:`edit_attributes` can rewrite one attribute and leave the rest of the document as written).
 
-Pure Python; imports neither ``pybullet`` nor ``numpy``.
+Pure Python; imports neither ``pybullet`` nor ``numpy``, and the XML stack only on the first :func:`parse`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,6 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
-from xml.parsers import expat
-
-from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
-from defusedxml.ElementTree import DefusedXMLParser, ParseError
 
 from simulo.authoring.limits import MAX_XML_DEPTH
 
@@ -131,6 +127,12 @@ def parse(text: str) -> tuple[Node | None, str | None]:
     Returns:
         The root node and None, or None and a problem (``"line N: ..."``) saying why the text was refused.
     """
+    # the XML stack (expat, ElementTree, defusedxml) loads on the first parse, not with this module
+    from xml.parsers import expat  # noqa: PLC0415
+
+    from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden  # noqa: PLC0415
+    from defusedxml.ElementTree import DefusedXMLParser, ParseError  # noqa: PLC0415
+
     builder = _LineTreeBuilder()
     parser = DefusedXMLParser(target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     builder.expat = parser.parser
