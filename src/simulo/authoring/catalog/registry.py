@@ -31,7 +31,7 @@ KINDS: tuple[str, ...] = ("robot", "world", "prop")
 GLOBAL_PUBLISHER = "simulo"
 """The publisher segment of the global catalog."""
 
-_REF = re.compile(
+_REF = (  # compiled on first use (re keeps it), not at import
     r"^(?:(?P<publisher>[a-z0-9][a-z0-9_-]*)/)?(?P<kind>[a-z]+)/(?P<name>[a-z0-9][a-z0-9_.-]*)"
     r":v(?P<version>[1-9][0-9]*)$"
 )
@@ -71,7 +71,7 @@ def parse_ref(ref: object) -> AssetRef:
         raise AssetError(f"registry reference must be a string of the form {REF_FORM!r} or {ORG_REF_FORM!r}, "
                          f"got {ref!r}")
     text = ref.strip(" \t")
-    match = _REF.match(text)
+    match = re.match(_REF, text)
     if match is None or "\n" in text:
         hint = " (the version is required)" if ":" not in ref else ""
         raise AssetError(f"bad registry reference {ref!r}: expected the form {REF_FORM!r} (the catalog) or "
