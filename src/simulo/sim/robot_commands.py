@@ -14,6 +14,7 @@ import numpy as np
 from simulo._checks import check_real
 from simulo.errors import NotAttachedError, SimuloValueError
 from simulo.sim import properties
+from simulo.sim.actuators.attach import reset_each
 from simulo.sim.names import match_names
 from simulo.sim.robot_data import EFFORT_TARGETS, POSITION_TARGETS, VELOCITY_TARGETS, RobotData
 from simulo.sim.tensors import MAX_MAGNITUDE, Tensors, atomic, unit_poses
@@ -34,6 +35,8 @@ class RobotCommands:
     #: whether a simulation attached the robot and has been closed since
     _closed: bool
     _name: str | None
+    #: the actuators added with ``add_actuator`` and where they attach
+    _actuators: list[tuple[Any, Any]]
 
     def _rt_or_raise(self, member: str) -> RobotData:
         if self._rt is None and self._closed:
@@ -199,9 +202,11 @@ class RobotCommands:
     # -- reset ---------------------------------------------------------------------------------------------
     @_atomic
     def reset(self, env_ids: Any = None) -> None:
-        """Write the default pose and joint state and clear every target, for ``env_ids`` only."""
+        """Write the default pose and joint state and clear every target, for ``env_ids`` only; the robot's
+        actuators that keep state across steps reset there too (a surface gripper lets go)."""
         data = self._rt_or_raise("reset")
         ids = data.tensors.env_ids(env_ids, data.num_envs)
+        reset_each([actuator for actuator, _ in self._actuators], ids)
         data.batch.write_base_pose(ids, data.default_pose[ids])
         data.batch.write_base_velocity(ids, np.zeros((len(ids), 6)))
         data.batch.write_joints(ids, data.default_q[ids], data.default_qd[ids])

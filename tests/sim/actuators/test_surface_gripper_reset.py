@@ -1,6 +1,7 @@
 """An environment's reset releases its surface gripper's grip (the engine weld off, nothing held, open) before
 the task's ``reset_idx`` runs, and leaves the other environments' grips as they were: a finished episode, a
-seeded reset, ``LearningEnv.reset`` and ``Simulation.reset``, on PyBullet and MuJoCo."""
+seeded reset, ``LearningEnv.reset``, ``Simulation.reset`` and a bare ``robot.reset(env_ids)``, on PyBullet and
+MuJoCo."""
 
 from __future__ import annotations
 
@@ -128,3 +129,19 @@ def test_a_simulation_reset_releases_every_grip(gantry, engine) -> None:
         assert grip.held_objects() == [None, None]
         move(robot, sim, 0.3, 0.2, -0.4)
         np.testing.assert_allclose(local_cube(cube, sim)[:, 2], [0.025, 0.025], atol=2e-3)
+
+
+def test_a_robot_reset_releases_the_grips_of_the_environments_it_resets(gantry, engine) -> None:
+    robot, grip, cube, sim = build(gantry, engine, num_envs=2, max_grip_distance=0.02)
+    with sim:
+        move(robot, sim, 0.3, 0.2, ABOVE_CUBE)
+        grip.close()
+        sim.step(1)
+        move(robot, sim, 0.3, 0.2, -0.4)
+        np.testing.assert_array_equal(grip.state, [CLOSED, CLOSED])
+        robot.reset([1])
+        np.testing.assert_array_equal(grip.state, [CLOSED, OPEN])
+        assert grip.held_objects() == ["cube", None]
+        move(robot, sim, 0.3, 0.2, -0.4)  # the reset gantry goes back up: a weld left on would lift its cube
+        np.testing.assert_allclose(local_cube(cube, sim)[:, 2], [0.425, 0.025], atol=2e-3)
+        assert welds_of(grip)[1] == 0.0

@@ -4,12 +4,13 @@ An actuator that needs more than its robot's data (a surface gripper needs the e
 may hold) has a ``runtime_connect(context)`` hook; one that follows the physics has ``runtime_step(dt)``, which
 the simulation calls after every physics step, once the robots and props have been refreshed. One that keeps state
 across steps (a surface gripper's grip) has ``runtime_reset(env_ids)``, which an environment's reset calls
-(:func:`reset_actuators`) before the task's ``reset_idx`` runs.
+(:func:`reset_actuators`) before the task's ``reset_idx`` runs, and ``robot.reset(env_ids)`` calls for its own
+actuators (:func:`reset_each`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -65,7 +66,13 @@ def reset_actuators(robots: Sequence[Robot], env_ids: np.ndarray) -> None:
     """Reset what the actuators of ``robots`` keep across steps in the environments ``env_ids`` (local indices):
     call each one's ``runtime_reset`` hook, in robot and attachment order."""
     for robot in robots:
-        for actuator in robot.actuators:
-            reset = getattr(actuator, "runtime_reset", None)
-            if reset is not None:
-                reset(env_ids)
+        reset_each(robot.actuators, env_ids)
+
+
+def reset_each(actuators: Iterable[Any], env_ids: np.ndarray) -> None:
+    """Call the ``runtime_reset(env_ids)`` hook of each of ``actuators`` that has one, in order (a surface
+    gripper lets go in those environments)."""
+    for actuator in actuators:
+        reset = getattr(actuator, "runtime_reset", None)
+        if reset is not None:
+            reset(env_ids)
