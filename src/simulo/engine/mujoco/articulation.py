@@ -18,13 +18,16 @@ from simulo.engine.base import EnvIds, JointInfo, RigidBatch
 from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.commands import MotorLaw
 from simulo.engine.mujoco.dynamics import Dynamics
-from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate, rotate_back, set_restitution
+from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back, set_restitution
 from simulo.engine.mujoco.spec import ModelLayout
 from simulo.engine.mujoco.worlds import Worlds
 from simulo.errors import SimuloValueError
 
 _BODY = mujoco.mjtObj.mjOBJ_BODY
 _JOINT = mujoco.mjtObj.mjOBJ_JOINT
+
+#: From this many environments on, joints are read in one gather over every copy (below it, row by row).
+_GATHER_FROM = 8
 
 
 def _columns(addresses: np.ndarray) -> slice | np.ndarray:
@@ -126,26 +129,39 @@ class MuJoCoArticulationBatch:
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
-        q[:] = np.array(self._worlds.qpos)[:, self._q_columns]
-        qd[:] = np.array(self._worlds.qvel)[:, self._v_columns]
+        qpos, qvel = self._worlds.qpos, self._worlds.qvel
+        qc, vc = self._q_columns, self._v_columns
+        if len(qpos) < _GATHER_FROM:
+            for i, (p, v) in enumerate(zip(qpos, qvel)):
+                q[i] = p[qc]
+                qd[i] = v[vc]
+        else:
+            q[:] = np.array(qpos)[:, qc]
+            qd[:] = np.array(qvel)[:, vc]
         effort[:] = self.law.effort
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: EnvIds | None = None) -> None:
         """Write the root link's frame pose and its origin's velocity into the arrays in place."""
         rows = range(self.num_envs) if env_ids is None else env_ids
-        datas = self._worlds.datas
-        for i in rows:
-            d = datas[i]
-            if self.free_q < 0:
+        if self.free_q < 0:
+            datas = self._worlds.datas
+            for i in rows:
+                d = datas[i]
                 pose[i, :3] = d.mocap_pos[self.mocap]
                 pose[i, 3:] = d.mocap_quat[self.mocap]
                 lin_vel[i] = 0.0
                 ang_vel[i] = 0.0
-            else:
-                pose[i] = d.qpos[self.free_q:self.free_q + 7]
-                lin_vel[i] = d.qvel[self.free_v:self.free_v + 3]
-                ang_vel[i] = rotate(pose[i, 3:], d.qvel[self.free_v + 3:self.free_v + 6])
+            return
+        qpos, qvel = self._worlds.qpos, self._worlds.qvel
+        fq, fv = self.free_q, self.free_v
+        spin = np.empty(3)
+        for i in rows:
+            p, v = qpos[i], qvel[i]
+            pose[i] = p[fq:fq + 7]
+            lin_vel[i] = v[fv:fv + 3]
+            mujoco.mju_rotVecQuat(spin, v[fv + 3:fv + 6], p[fq + 3:fq + 7])  # body axes to world axes
+            ang_vel[i] = spin
 
     def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
         """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
@@ -156,22 +172,28 @@ class MuJoCoArticulationBatch:
                     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6)."""
         ids = [int(i) for i in env_ids]
-        self._worlds.current(ids)
+        self._worlds.current(ids, velocity)
         bids = self.body_ids[list(bodies)]
         poses = np.empty((len(ids), len(bids), 7))
-        vels = np.empty((len(ids), len(bids), 6)) if velocity else None
+        datas = self._worlds.datas
+        if not velocity:
+            for k, i in enumerate(ids):
+                d = datas[i]
+                poses[k, :, :3] = d.xpos[bids]
+                poses[k, :, 3:] = d.xquat[bids]
+            return poses, None
+        vels = np.empty((len(ids), len(bids), 6))
         model = self._worlds.template
         assert model is not None
         roots = model.body_rootid[bids]
         for k, i in enumerate(ids):
-            d = self._worlds.datas[i]
+            d = datas[i]
             poses[k, :, :3] = d.xpos[bids]
             poses[k, :, 3:] = d.xquat[bids]
-            if vels is not None:
-                cvel = d.cvel[bids]
-                ang = cvel[:, :3]
-                vels[k, :, :3] = cvel[:, 3:] + np.cross(ang, d.xpos[bids] - d.subtree_com[roots])
-                vels[k, :, 3:] = ang
+            cvel = d.cvel[bids]
+            ang = cvel[:, :3]
+            vels[k, :, :3] = cvel[:, 3:] + np.cross(ang, d.xpos[bids] - d.subtree_com[roots])
+            vels[k, :, 3:] = ang
         return poses, vels
 
     # -- writes ----------------------------------------------------------------------------------------
@@ -181,7 +203,7 @@ class MuJoCoArticulationBatch:
             d = self._worlds.datas[i]
             d.qpos[self.qadr] = q[k]
             d.qvel[self.dofs] = qd[k]
-            self._worlds.stale[i] = True
+            self._worlds.fresh[i] = 0
 
     def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
         """Teleport the root links of ``env_ids`` to link-frame ``poses`` (len(env_ids), 7)."""
@@ -194,7 +216,7 @@ class MuJoCoArticulationBatch:
             else:
                 d.qpos[self.free_q:self.free_q + 3] = poses[k, :3]
                 d.qpos[self.free_q + 3:self.free_q + 7] = quat
-            self._worlds.stale[i] = True
+            self._worlds.fresh[i] = 0
 
     def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
         """Set root velocities ``[vx, vy, vz, wx, wy, wz]`` of the link-frame origin (a fixed root stays still)."""
@@ -205,12 +227,13 @@ class MuJoCoArticulationBatch:
             d.qvel[self.free_v:self.free_v + 3] = velocities[k, :3]
             d.qvel[self.free_v + 3:self.free_v + 6] = rotate_back(d.qpos[self.free_q + 3:self.free_q + 7],
                                                                   velocities[k, 3:])
-            self._worlds.stale[i] = True
+            self._worlds.fresh[i] = 0
 
     def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
               position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
         """Keep one step's joint commands; see :mod:`simulo.engine.mujoco.commands` for the motor law."""
-        self.law.set(mode, position, velocity, force, position_gain, velocity_gain, torque)
+        if self.law.set(mode, position, velocity, force, position_gain, velocity_gain, torque):
+            self._worlds.revision += 1
 
     def apply_positions(self, position: np.ndarray) -> None:
         """Keep new position targets; every other command stays as the last :meth:`apply` set it."""
@@ -265,6 +288,7 @@ class MuJoCoArticulationBatch:
         if max_velocity is not None:
             self._max_velocity[joint] = max_velocity
             self._velocity_limited = bool(np.isfinite(self._max_velocity).any())
+            self._worlds.revision += 1
 
     def set_body_friction(self, body: int, friction: float) -> None:
         """Set the sliding friction of body ``body``'s shapes in every copy."""
@@ -378,4 +402,5 @@ class MuJoCoArticulationBatch:
         from the last step; the first call switches them on (zeros until the next step)."""
         if self.wrenches is None:
             self.wrenches = np.zeros((self.num_envs, len(self.body_ids), 6))
+            self._worlds.revision += 1
         return self.wrenches[:, list(bodies)].copy()

@@ -52,7 +52,7 @@ class _StepPlan(NamedTuple):
     wrenching: list[MuJoCoArticulationBatch]  # robots whose joint wrenches are read
     motors: list[bool]  # whether a motor runs in each environment (its step is split around the motor law)
     torques: list[MotorLaw]  # the laws with any environment driven
-    clear_forces: bool  # whether any xfrc_applied was written
+    clear_forces: bool  # whether any xfrc_applied was written (or a held prop's will be)
 
 
 def _threads_from_environment() -> int:
@@ -100,6 +100,7 @@ class MuJoCoEngine:
         self._labels: tuple[int, np.ndarray] | None = None  # (id of the model they were computed for, labels)
         self._welds = 0  # welds made (each one's equality needs a unique name)
         self._pool = ThreadPoolExecutor(threads) if threads > 1 and len(self._chunks) > 1 else None
+        self._plan_at: tuple[int, _StepPlan] | None = None  # (Worlds.revision it was made at, the step plan)
         self._closed = False
 
     @property
@@ -153,6 +154,7 @@ class MuJoCoEngine:
         prefix = self._worlds.scene.add_robot(child, fixed_base, float(scale), self_collision)
         self._objects.append(("robot", prefix))
         self._worlds.recompile()
+        self._worlds.revision += 1
         batch = MuJoCoArticulationBatch(self._worlds, prefix, layout, fixed_base, self._dt)
         batch.write_base_pose(range(self.num_envs), np.asarray(poses, dtype=float))
         self._articulations.append(batch)
@@ -164,6 +166,7 @@ class MuJoCoEngine:
         name = self._worlds.scene.add_rigid(kind, dims, mass, color)
         self._objects.append(("geom", name))
         self._worlds.recompile()
+        self._worlds.revision += 1
         batch = MuJoCoRigidBatch(self._worlds, name, kind, mass)
         batch.write_pose(range(self.num_envs), np.asarray(poses, dtype=float))
         self._rigids.append(batch)
@@ -222,14 +225,21 @@ class MuJoCoEngine:
 
     # -- stepping ----------------------------------------------------------------------------------
     def _plan(self) -> _StepPlan:
-        arts = self._articulations
-        motors = [False] * self.num_envs
-        for a in arts:
-            if a.law.any_motor:
-                motors = (np.asarray(motors) | a.law.motor_envs).tolist()
-        holding = [r for r in self._rigids if r.any_disabled]
-        return _StepPlan(holding, [a for a in arts if a.velocity_limited], [a for a in arts if a.wrenches is not None],
-                         motors, [a.law for a in arts if a.law.active_envs], self._worlds.pushed or bool(holding))
+        """The step plan, made again only after something it depends on changed (``Worlds.revision``)."""
+        w = self._worlds
+        if self._plan_at is None or self._plan_at[0] != w.revision:
+            arts = self._articulations
+            motors = np.zeros(self.num_envs, dtype=bool)
+            for a in arts:
+                if a.law.any_motor:
+                    motors |= a.law.motor_envs
+            holding = [r for r in self._rigids if r.any_disabled]
+            plan = _StepPlan(holding, [a for a in arts if a.velocity_limited],
+                             [a for a in arts if a.wrenches is not None], motors.tolist(),
+                             [a.law for a in arts if a.law.active_envs], bool(holding))
+            self._plan_at = (w.revision, plan)
+        plan = self._plan_at[1]
+        return plan._replace(clear_forces=True) if w.pushed and not plan.clear_forces else plan
 
     def _step_envs(self, plan: _StepPlan, envs: range) -> None:
         w = self._worlds
@@ -275,7 +285,7 @@ class MuJoCoEngine:
         else:
             list(self._pool.map(partial(self._step_envs, plan), self._chunks))
         w.pushed = False
-        w.stale[:] = True
+        w.fresh.fill(0)
 
     def close(self) -> None:
         """Release the stepping threads and the data; a second call does nothing."""

@@ -76,7 +76,7 @@ class MuJoCoWeldBatch:
             raise SimuloValueError("a MuJoCo weld holds a dynamic object; this one is static (mass 0)")
         ids = [int(i) for i in env_ids]
         self._worlds.finalize()
-        self._worlds.current(ids)
+        self._worlds.current(ids, velocities=False)
         held = int(other.body_id)
         for env in ids:
             model, data = self._worlds.own(env), self._worlds.datas[env]

@@ -85,16 +85,20 @@ class MuJoCoRigidBatch:
 
     def read(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray) -> None:
         """Write the current poses (shape centres) and velocities into the arrays in place."""
-        for i, d in enumerate(self._worlds.datas):
-            if self.qadr < 0:
+        if self.qadr < 0:
+            for i, d in enumerate(self._worlds.datas):
                 pose[i, :3] = d.mocap_pos[self.mocap]
                 pose[i, 3:] = d.mocap_quat[self.mocap]
-                lin_vel[i] = 0.0
-                ang_vel[i] = 0.0
-            else:
-                pose[i] = d.qpos[self.qadr:self.qadr + 7]
-                lin_vel[i] = d.qvel[self.dofadr:self.dofadr + 3]
-                ang_vel[i] = rotate(pose[i, 3:], d.qvel[self.dofadr + 3:self.dofadr + 6])
+            lin_vel[:] = 0.0
+            ang_vel[:] = 0.0
+            return
+        qa, va = self.qadr, self.dofadr
+        spin = np.empty(3)
+        for i, (p, v) in enumerate(zip(self._worlds.qpos, self._worlds.qvel)):
+            pose[i] = p[qa:qa + 7]
+            lin_vel[i] = v[va:va + 3]
+            mujoco.mju_rotVecQuat(spin, v[va + 3:va + 6], p[qa + 3:qa + 7])  # body axes to world axes
+            ang_vel[i] = spin
 
     def write_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
         """Teleport the objects of ``env_ids`` to ``poses`` (len(env_ids), 7)."""
@@ -107,7 +111,7 @@ class MuJoCoRigidBatch:
             else:
                 d.qpos[self.qadr:self.qadr + 3] = poses[k, :3]
                 d.qpos[self.qadr + 3:self.qadr + 7] = quat
-            self._worlds.stale[i] = True
+            self._worlds.fresh[i] = 0
 
     def write_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
         """Set the velocities ``[vx, vy, vz, wx, wy, wz]`` of the objects of ``env_ids`` (a static one stays)."""
@@ -120,7 +124,7 @@ class MuJoCoRigidBatch:
             d.qvel[self.dofadr:self.dofadr + 3] = velocities[k, :3]
             d.qvel[self.dofadr + 3:self.dofadr + 6] = rotate_back(d.qpos[self.qadr + 3:self.qadr + 7],
                                                                   velocities[k, 3:])
-            self._worlds.stale[i] = True
+            self._worlds.fresh[i] = 0
 
     def set_friction(self, friction: float) -> None:
         """Set the sliding friction coefficient of every copy."""
@@ -219,6 +223,7 @@ class MuJoCoRigidBatch:
         self._worlds.edit_envs(ids, edit)
         self._enabled[ids] = enabled
         self._any_disabled = not bool(self._enabled.all())
+        self._worlds.revision += 1
         if self.qadr >= 0:
             for i in ids:
                 self._worlds.datas[i].qvel[self.dofadr:self.dofadr + 6] = 0.0

@@ -25,6 +25,12 @@ import numpy as np
 from simulo.engine.base import EnvIds
 from simulo.engine.mujoco.spec import SceneSpec
 
+#: :attr:`Worlds.fresh`: the body poses are up to date (``mj_kinematics``).
+POSED = 1
+#: :attr:`Worlds.fresh`: the body poses, centre-of-mass quantities and body velocities are (``mj_comPos``,
+#: ``mj_comVel``).
+CURRENT = 2
+
 #: A model edit applied to every distinct model: ``fn(model)``.
 AllEdit = Callable[[mujoco.MjModel], None]
 #: A per-environment model edit: ``fn(model, k)`` for the ``k``-th environment of ``env_ids``.
@@ -57,10 +63,13 @@ class Worlds:
         self._owned = np.zeros(num_envs, dtype=bool)
         self._bound: list[Bound] = []
         self._edits: list[tuple[list[int] | None, AllEdit | EnvEdit]] | None = []
-        #: whether each environment's kinematics (body poses, velocities) are stale after a step or a write
-        self.stale = np.ones(num_envs, dtype=bool)
+        #: how far each environment's kinematics are up to date with its state: 0 (stale, after a step or a
+        #: write), :data:`POSED` (body poses), :data:`CURRENT` (poses, centre-of-mass quantities, velocities)
+        self.fresh = np.zeros(num_envs, dtype=np.int8)
         #: whether any ``xfrc_applied`` was written since the last step (a step clears them all then)
         self.pushed = False
+        #: bumped whenever what a step does besides ``mj_step`` may change (see ``MuJoCoEngine``'s step plan)
+        self.revision = 0
         self._views: tuple[list[np.ndarray], ...] = ()
         self.recompile()
 
@@ -149,7 +158,7 @@ class Worlds:
                 self.edit_all(fn)  # type: ignore[arg-type]
             else:
                 self.edit_envs(env_ids, fn)  # type: ignore[arg-type]
-        self.stale[:] = True
+        self.fresh.fill(0)
 
     def _carry_state(self, old: mujoco.MjModel, old_datas: Sequence[mujoco.MjData]) -> None:
         """Copy joint positions and velocities and mocap poses, matched by name, into the new data."""
@@ -219,12 +228,17 @@ class Worlds:
         if self._edits is not None:
             self._edits.append((ids, fn))
 
-    def current(self, env_ids: Iterable[int]) -> None:
-        """Bring the body poses and velocities of ``env_ids`` up to date with their state."""
+    def current(self, env_ids: Iterable[int], velocities: bool = True) -> None:
+        """Bring the body poses (and, with ``velocities``, the centre-of-mass quantities and body velocities) of
+        ``env_ids`` up to date with their state."""
+        want = CURRENT if velocities else POSED
+        fresh = self.fresh
         for i in env_ids:
-            if self.stale[i]:
+            if fresh[i] < want:
                 m, d = self.models[i], self.datas[i]
-                mujoco.mj_kinematics(m, d)
-                mujoco.mj_comPos(m, d)
-                mujoco.mj_comVel(m, d)
-                self.stale[i] = False
+                if fresh[i] < POSED:
+                    mujoco.mj_kinematics(m, d)
+                if velocities:
+                    mujoco.mj_comPos(m, d)
+                    mujoco.mj_comVel(m, d)
+                fresh[i] = want
