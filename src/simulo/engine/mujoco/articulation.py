@@ -16,7 +16,7 @@ import numpy as np
 
 from simulo.engine.base import EnvIds, JointInfo, RigidBatch
 from simulo.engine.mujoco import sensing
-from simulo.engine.mujoco.commands import MotorLaw
+from simulo.engine.mujoco.commands import MotorLaw, columns
 from simulo.engine.mujoco.dynamics import Dynamics
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back, set_restitution
 from simulo.engine.mujoco.spec import ModelLayout
@@ -27,14 +27,7 @@ _BODY = mujoco.mjtObj.mjOBJ_BODY
 _JOINT = mujoco.mjtObj.mjOBJ_JOINT
 
 #: From this many environments on, joints are read in one gather over every copy (below it, row by row).
-_GATHER_FROM = 8
-
-
-def _columns(addresses: np.ndarray) -> slice | np.ndarray:
-    """The addresses as a slice when they are consecutive (a slice of a row copies without an index array)."""
-    if len(addresses) and np.array_equal(addresses, np.arange(addresses[0], addresses[0] + len(addresses))):
-        return slice(int(addresses[0]), int(addresses[0]) + len(addresses))
-    return addresses
+_GATHER_FROM = 2
 
 
 def _ids(model: mujoco.MjModel, kind: mujoco.mjtObj, names: Sequence[str]) -> np.ndarray:
@@ -73,7 +66,7 @@ class MuJoCoArticulationBatch:
         jids = _ids(model, _JOINT, [p + j.name for j in self._joints])
         self.dofs = model.jnt_dofadr[jids].astype(np.int64)
         self.qadr = model.jnt_qposadr[jids].astype(np.int64)
-        self._q_columns, self._v_columns = _columns(self.qadr), _columns(self.dofs)
+        self._q_columns, self._v_columns = columns(self.qadr), columns(self.dofs)
         self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
         root = int(self.body_ids[0])
         self.mocap = int(model.body_mocapid[root])
@@ -368,18 +361,9 @@ class MuJoCoArticulationBatch:
         """
         if not isinstance(other, MuJoCoRigidBatch):
             raise SimuloValueError(f"contacts are counted against a MuJoCo rigid batch, got {type(other).__name__}")
-        model = self._worlds.template
-        assert model is not None
         groups = [self.body_ids] if bodies is None else [self.body_ids[[b]] for b in bodies]
-        out = np.zeros((self.num_envs, len(groups)), dtype=np.int64)
-        for i, d in enumerate(self._worlds.datas):
-            if d.ncon == 0:
-                continue
-            pair = model.geom_bodyid[d.contact.geom[:d.ncon]]
-            theirs = pair == other.body_id
-            for g, ids in enumerate(groups):
-                mine = np.isin(pair, ids)
-                out[i, g] = int(((theirs[:, 0] & mine[:, 1]) | (theirs[:, 1] & mine[:, 0])).sum())
+        assert self._worlds.template is not None
+        out = sensing.contact_counts(self._worlds.template, self._worlds.datas, groups, other.body_id)
         return out[:, 0] if bodies is None else out
 
     def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:

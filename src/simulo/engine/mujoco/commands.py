@@ -88,10 +88,11 @@ def box_solve(block: np.ndarray, rhs: np.ndarray, limit: np.ndarray) -> np.ndarr
     return np.clip(tau, -limit, limit)
 
 
-def _columns(indices: np.ndarray) -> slice | np.ndarray:
-    """The indices as a slice when they are consecutive (indexing with a slice takes a view, without a copy)."""
-    if len(indices) and int(indices[-1]) - int(indices[0]) + 1 == len(indices):
-        return slice(int(indices[0]), int(indices[-1]) + 1)
+def columns(indices: np.ndarray) -> slice | np.ndarray:
+    """The indices as a slice when they are consecutive and ascending (indexing with a slice takes a view,
+    without an index array)."""
+    if len(indices) and np.array_equal(indices, np.arange(indices[0], indices[0] + len(indices))):
+        return slice(int(indices[0]), int(indices[0]) + len(indices))
     return indices
 
 
@@ -151,7 +152,7 @@ class MotorLaw:
     def bind(self, model: mujoco.MjModel, dofs: np.ndarray, qadr: np.ndarray) -> None:
         """Take the joint columns' DOF and qpos addresses in a freshly compiled model."""
         self.dofs, self.qadr = dofs, qadr
-        self._dof_columns = _columns(dofs)
+        self._dof_columns = columns(dofs)
         self._nv = model.nv
         self._plans = {}
 
@@ -218,7 +219,7 @@ class MotorLaw:
         position = mode[cols] == _POSITION
         unit = np.zeros((len(dofs), self._nv))
         unit[np.arange(len(dofs)), dofs] = 1.0
-        plan = _Motors(_columns(cols), dofs, self.qadr[cols], None if position.all() else position, unit,
+        plan = _Motors(columns(cols), dofs, self.qadr[cols], None if position.all() else position, unit,
                        np.empty_like(unit), np.empty((1, self._nv)), np.empty((1, self._nv)))
         self._plans[env] = plan
         return plan

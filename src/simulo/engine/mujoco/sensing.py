@@ -86,6 +86,21 @@ def contact_forces(model: mujoco.MjModel, data: mujoco.MjData, body_ids: np.ndar
     return out
 
 
+def contact_counts(model: mujoco.MjModel, datas: Sequence[mujoco.MjData], groups: Sequence[np.ndarray],
+                   other: int) -> np.ndarray:
+    """Contact points between body ``other`` and each group of bodies, per environment (num_envs, len(groups))."""
+    out = np.zeros((len(datas), len(groups)), dtype=np.int64)
+    for i, d in enumerate(datas):
+        if d.ncon == 0:
+            continue
+        pair = model.geom_bodyid[d.contact.geom[:d.ncon]]
+        theirs = pair == other
+        for g, ids in enumerate(groups):
+            mine = np.isin(pair, ids)
+            out[i, g] = int(((theirs[:, 0] & mine[:, 1]) | (theirs[:, 1] & mine[:, 0])).sum())
+    return out
+
+
 def joint_wrenches(model: mujoco.MjModel, data: mujoco.MjData, body_ids: np.ndarray) -> np.ndarray:
     """Parent-on-body wrenches ``[fx, fy, fz, tx, ty, tz]`` (len(body_ids), 6) in body axes about the body
     origins, from ``cfrc_int`` (``mj_rnePostConstraint`` must have run on this state)."""
