@@ -81,6 +81,8 @@ def test_the_bundle_holds_the_sdks_files_and_the_sdks_contract_accepts_them(bund
                                                                                     "best", "balance")
     assert [(t.name, t.shape) for t in manifest.inputs + manifest.outputs] == [("obs", (None, 4)),
                                                                               ("actions", (None, 1))]
+    # the period of one policy step as trained (Balance keeps the Task defaults)
+    assert manifest.control_period_s == simulo.Task.physics_dt * simulo.Task.physics_steps_per_action
     assert manifest.source.model_id == checkpoint.checkpoint and manifest.includes_source_checkpoint
     assert (folder / "model.pt").read_bytes() == checkpoint.path.read_bytes()
     assert manifest.source.checkpoint_digest_sha256 == hashlib.sha256(checkpoint.path.read_bytes()).hexdigest()

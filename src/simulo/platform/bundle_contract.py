@@ -96,6 +96,8 @@ class BundleFacts:
         exported_at: ISO 8601 UTC time of the export (``2026-12-01T12:00:00Z``).
         includes_source: Whether ``model.pt`` is in the bundle.
         opset: The ONNX opset of the graph.
+        control_period_s: Simulated seconds per policy step the policy was trained at, or ``None`` when its
+            checkpoint does not say (checkpoints from before the trainer recorded it).
     """
 
     policy_name: str
@@ -115,6 +117,7 @@ class BundleFacts:
     exported_at: str
     includes_source: bool
     opset: int
+    control_period_s: float | None = None
 
     @property
     def schema_version(self) -> str:
@@ -159,7 +162,7 @@ def manifest(facts: BundleFacts) -> dict[str, Any]:
         "outputs": [t.to_dict() for t in facts.outputs],
         "state_inputs": [],
         "state_outputs": [],
-        "control_period_s": UNKNOWN,  # a checkpoint does not record its environment's step
+        "control_period_s": UNKNOWN if facts.control_period_s is None else facts.control_period_s,
         "history": {"frames": 1, "includes_previous_action": False},
         "coordinate_frame": UNKNOWN,
         "equivalence": {"golden_vector_count": GOLDEN_VECTORS, "absolute_tolerance": ABS_TOLERANCE,

@@ -177,8 +177,16 @@ def _facts(checkpoint: PolicyCheckpoint, actor: Actor, include_source: bool, exp
         exported_at=exported_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         includes_source=include_source and size <= contract.MAX_BUNDLE_BYTES // 2,
         opset=ONNX_OPSET,
+        control_period_s=_period(payload.get("control_period_s")),
     )
     return facts, components
+
+
+def _period(value: Any) -> float | None:
+    """The checkpoint's ``control_period_s`` when it is a finite positive number, else None (unknown)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+        return float(value)
+    return None
 
 
 def _golden_inputs(actor: Actor, facts: contract.BundleFacts, seed: int) -> dict[str, np.ndarray]:

@@ -223,3 +223,20 @@ def test_checkpoint_frequency_does_not_change_what_is_learned(tmp_path: Path) ->
     for p, q in zip([*often.agent.policy.parameters(), *often.agent.value.parameters()],
                     [*rarely.agent.policy.parameters(), *rarely.agent.value.parameters()]):
         assert torch.equal(p, q)
+
+
+@pytest.mark.parametrize(("dt", "recorded"), [(0.05, {"control_period_s": 0.05}), (None, {}), (0.0, {}),
+                                              (float("nan"), {}), (True, {}), ("0.05", {})])
+def test_a_checkpoint_records_the_policy_steps_period_when_the_env_has_one(tmp_path: Path, dt: Any,
+                                                                           recorded: dict[str, float]) -> None:
+    from simulo.rl.training.checkpoints import control_period, read_checkpoint
+
+    env = PointMassEnv(num_envs=4, seed=0)
+    if dt is not None:
+        env.dt = dt  # type: ignore[attr-defined]
+    assert control_period(env) == recorded
+    trainer = RLTrainer(env, device="cpu", seed=0, checkpoint_dir=tmp_path, progress=False,
+                        agent_cfg={"rollouts": 4})
+    trainer.save(tmp_path / "c.pt")
+    trainer.close()
+    assert read_checkpoint(tmp_path / "c.pt").get("control_period_s") == recorded.get("control_period_s")

@@ -25,6 +25,7 @@ through :class:`simulo.PolicyCheckpoint`).
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -113,6 +114,15 @@ def task_fields(env: Any) -> dict[str, str]:
     from simulo.rl.preview.report import task_digest  # noqa: PLC0415 - the preview package is only needed here
 
     return {"task_name": type(task).__name__, "task_digest": task_digest(task)}
+
+
+def control_period(env: Any) -> dict[str, float]:
+    """``control_period_s``, the simulated seconds per policy step of ``env`` (its ``dt``), for a checkpoint;
+    empty when ``env`` has no finite positive ``dt`` (an exported bundle then says ``"unknown"``)."""
+    dt = getattr(env, "dt", None)
+    if isinstance(dt, (int, float)) and not isinstance(dt, bool) and math.isfinite(dt) and dt > 0:
+        return {"control_period_s": float(dt)}
+    return {}
 
 
 def write_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> Path:

@@ -28,7 +28,14 @@ from simulo._checks import is_int
 from simulo._sdk_protocols import TrainerBase
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
-from simulo.rl.training.checkpoints import BEST, LATEST, new_local_dir, resolve_location, task_fields
+from simulo.rl.training.checkpoints import (
+    BEST,
+    LATEST,
+    control_period,
+    new_local_dir,
+    resolve_location,
+    task_fields,
+)
 from simulo.rl.training.config import check_agent_cfg, check_trainer_options, describe_cfg
 from simulo.rl.training.deps import require_skrl, require_torch
 from simulo.rl.training.progress import Progress
@@ -146,7 +153,8 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
         self._closed = False
         self._credit = 0
         self._numbered: list[Path] = []
-        self._task_fields = task_fields(env)  # the task's name and file digest as loaded, for every checkpoint
+        # the task's name and file digest as loaded, and the policy step's period, for every checkpoint
+        self._task_fields = {**task_fields(env), **control_period(env)}
         if resume is True or (resume is None and location.from_run):
             latest = self._directory / LATEST
             if latest.is_file():

@@ -47,7 +47,7 @@ class TrainerCheckpoints:
     _rng_state: torch.Tensor
     _window: deque[float]
     _numbered: list[Path]
-    _task_fields: dict[str, str]
+    _task_fields: dict[str, Any]
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the full trainer state (skrl's modules, optimiser, preprocessors, counters) to ``path``."""
