@@ -9,7 +9,6 @@ is ``getConstraintState``'s first three values, which PyBullet reports in world 
 from __future__ import annotations
 
 import numpy as np
-import pybullet as p
 
 from simulo.engine.base import EnvIds, RigidBatch
 from simulo.engine.pybullet.articulation import PyBulletArticulationBatch
@@ -40,15 +39,6 @@ class PyBulletWeldBatch:
         """Number of environments."""
         return len(self._ids)
 
-    def _inertial_frame(self, env: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
-        world, body = self._robot.handles[env]
-        if self._link < 0:
-            pos, orn = p.getBasePositionAndOrientation(body, physicsClientId=world.cid)
-        else:
-            state = p.getLinkState(body, self._link, computeForwardKinematics=1, physicsClientId=world.cid)
-            pos, orn = state[0], state[1]
-        return tuple(pos), tuple(orn)
-
     def attach(self, env_ids: EnvIds, other: RigidBatch) -> None:
         """Weld the link to ``other``'s copy in each of ``env_ids`` where they are now.
 
@@ -63,29 +53,19 @@ class PyBulletWeldBatch:
             held_world, held = other.handles[env]
             if held_world is not world:
                 raise SimuloValueError(f"environment {env}'s robot and object live in different PyBullet worlds")
-            link_pos, link_orn = self._inertial_frame(env)
-            held_pos, held_orn = p.getBasePositionAndOrientation(held, physicsClientId=world.cid)
-            inv_pos, inv_orn = p.invertTransform(link_pos, link_orn)
-            rel_pos, rel_orn = p.multiplyTransforms(inv_pos, inv_orn, held_pos, held_orn)
-            uid = p.createConstraint(robot, self._link, held, -1, p.JOINT_FIXED, [0.0, 0.0, 0.0], rel_pos,
-                                     [0.0, 0.0, 0.0], rel_orn, [0.0, 0.0, 0.0, 1.0], physicsClientId=world.cid)
-            p.changeConstraint(uid, maxForce=MAX_WELD_FORCE, physicsClientId=world.cid)
-            self._ids[env] = uid
+            self._ids[env] = world.weld(robot, self._link, held, MAX_WELD_FORCE)
 
     def detach(self, env_ids: EnvIds) -> None:
         """Remove the constraints of ``env_ids`` (those already off are skipped)."""
         for env in [int(i) for i in env_ids]:
             uid = int(self._ids[env])
             if uid >= 0:
-                world, _ = self._robot.handles[env]
-                p.removeConstraint(uid, physicsClientId=world.cid)
+                self._robot.handles[env][0].unweld(uid)
                 self._ids[env] = -1
 
     def forces(self) -> np.ndarray:
         """Force (num_envs, 3) each weld applied to its held object in the last step, world axes, N."""
         out = np.zeros((self.num_envs, 3))
         for env in np.flatnonzero(self._ids >= 0).tolist():
-            world, _ = self._robot.handles[env]
-            load = p.getConstraintState(int(self._ids[env]), physicsClientId=world.cid)
-            out[env] = [-load[0], -load[1], -load[2]]
+            out[env] = self._robot.handles[env][0].weld_load(int(self._ids[env]))
         return out

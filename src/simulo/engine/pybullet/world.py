@@ -20,6 +20,7 @@ import pybullet_data
 
 from simulo.engine.base import JointInfo
 from simulo.engine.pybullet.world_sensing import Vec3, WorldSensing
+from simulo.engine.pybullet.world_welds import WorldWelds
 
 PLANE_URDF = str(Path(pybullet_data.getDataPath()) / "plane.urdf")
 
@@ -73,7 +74,7 @@ def cone_mesh(radius: float, height: float, sides: int = 32) -> tuple[list[list[
     return vertices, indices
 
 
-class PyBulletWorld(WorldSensing):
+class PyBulletWorld(WorldSensing, WorldWelds):
     """A PyBullet physics client in DIRECT mode (no window, CPU only).
 
     Bodies are PyBullet body ids; links are PyBullet link indices (-1 is the base); joints are PyBullet
