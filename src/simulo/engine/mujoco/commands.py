@@ -208,9 +208,10 @@ class MotorLaw:
         """Whether a motor runs in any environment."""
         return self._any_motor
 
-    def push_torques(self, env: int, qfrc_applied: np.ndarray) -> None:
-        """Write environment ``env``'s joint torques into its ``qfrc_applied`` (no motor runs in it)."""
-        qfrc_applied[self._dof_columns] = self.torque[env]
+    @property
+    def dof_columns(self) -> slice | np.ndarray:
+        """The joint columns' DOF addresses (a slice when consecutive), where :attr:`torque` rows are written."""
+        return self._dof_columns
 
     def _motor_joints(self, env: int) -> _Motors:
         mode = self.mode[env]

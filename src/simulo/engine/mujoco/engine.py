@@ -26,7 +26,6 @@ from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFa
 from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.articulation import MuJoCoArticulationBatch
 from simulo.engine.mujoco.camera import render_cameras, render_rgb
-from simulo.engine.mujoco.commands import MotorLaw
 from simulo.engine.mujoco.grasp import MuJoCoWeldBatch
 from simulo.engine.mujoco.inertia import use_shape_inertia
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
@@ -45,13 +44,18 @@ THREADS_VARIABLE = "SIMULO_MUJOCO_THREADS"
 
 
 class _StepPlan(NamedTuple):
-    """What one step does besides ``mj_step``, decided once for all of its environments."""
+    """What one step does besides ``mj_step``, decided once for all of its environments, and what it steps."""
 
+    models: list[mujoco.MjModel]  # every environment's model
+    datas: list[mujoco.MjData]  # and data
+    qfrc: list[np.ndarray]  # and its qfrc_applied
+    xfrc: list[np.ndarray]  # and its xfrc_applied
     holding: list[MuJoCoRigidBatch]  # props with copies switched off, held in place
     limited: list[MuJoCoArticulationBatch]  # robots with joint velocity limits
     wrenching: list[MuJoCoArticulationBatch]  # robots whose joint wrenches are read
     motors: list[bool]  # whether a motor runs in each environment (its step is split around the motor law)
-    torques: list[MotorLaw]  # the laws with any environment driven
+    #: per environment without a motor, its torque writes: (its qfrc_applied, the DOF columns, a law's torque row)
+    pushes: list[list[tuple[np.ndarray, slice | np.ndarray, np.ndarray]]]
     clear_forces: bool  # whether any xfrc_applied was written (or a held prop's will be)
 
 
@@ -225,7 +229,8 @@ class MuJoCoEngine:
 
     # -- stepping ----------------------------------------------------------------------------------
     def _plan(self) -> _StepPlan:
-        """The step plan, made again only after something it depends on changed (``Worlds.revision``)."""
+        """The step plan, made again only after something it depends on changed (``Worlds.revision``; the
+        scene is final, so the data and their views stay)."""
         w = self._worlds
         if self._plan_at is None or self._plan_at[0] != w.revision:
             arts = self._articulations
@@ -233,36 +238,36 @@ class MuJoCoEngine:
             for a in arts:
                 if a.law.any_motor:
                     motors |= a.law.motor_envs
+            laws = [a.law for a in arts if a.law.active_envs]
+            qfrc = w.qfrc
+            pushes = [[] if motors[i] else [(qfrc[i], law.dof_columns, law.torque[i]) for law in laws
+                                            if law.active[i]] for i in range(self.num_envs)]
             holding = [r for r in self._rigids if r.any_disabled]
-            plan = _StepPlan(holding, [a for a in arts if a.velocity_limited],
-                             [a for a in arts if a.wrenches is not None], motors.tolist(),
-                             [a.law for a in arts if a.law.active_envs], bool(holding))
+            plan = _StepPlan(w.models, w.datas, qfrc, w.xfrc, holding, [a for a in arts if a.velocity_limited],
+                             [a for a in arts if a.wrenches is not None], motors.tolist(), pushes, bool(holding))
             self._plan_at = (w.revision, plan)
         plan = self._plan_at[1]
         return plan._replace(clear_forces=True) if w.pushed and not plan.clear_forces else plan
 
     def _step_envs(self, plan: _StepPlan, envs: range) -> None:
-        w = self._worlds
-        models, datas, qfrc, xfrc = w.models, w.datas, w.qfrc, w.xfrc
-        arts, holding, limited, wrenching, motors = (self._articulations, plan.holding, plan.limited,
-                                                     plan.wrenching, plan.motors)
+        models, datas, qfrc, xfrc = plan.models, plan.datas, plan.qfrc, plan.xfrc
+        arts, holding, limited, wrenching, motors, pushes = (self._articulations, plan.holding, plan.limited,
+                                                             plan.wrenching, plan.motors, plan.pushes)
         step = mujoco.mj_step
         for i in envs:
             m, d = models[i], datas[i]
             for rigid in holding:
                 rigid.hold(i)
-            driven = False
             if motors[i]:
                 mujoco.mj_step1(m, d)
                 for a in arts:
                     a.drive(i)
                 mujoco.mj_step2(m, d)
                 driven = True
-            else:
-                for law in plan.torques:  # environments where only torques drive are pushed without a drive call
-                    if law.active[i]:
-                        law.push_torques(i, qfrc[i])
-                        driven = True
+            else:  # only torques drive (if anything): written without a drive call
+                for target, columns, torque in pushes[i]:
+                    target[columns] = torque
+                driven = bool(pushes[i])
                 step(m, d)
             if wrenching:  # the step's interaction forces, on the state the step started from
                 mujoco.mj_rnePostConstraint(m, d)
