@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 import simulo
 
@@ -91,3 +92,39 @@ def test_a_prop_nobody_reads_is_not_read_from_the_engine_and_a_held_one_stays_cu
         sim.step(5)
         assert len(reads) == 6  # held: refreshed after every step
         assert held[0, 2] < z and ball.state.pose is held
+
+
+def _efforts_run(engine: str, full: bool, mixed: bool) -> tuple[np.ndarray, np.ndarray, list[bool]]:
+    """40 steps of the cartpole with new effort targets before each (environment 1's cart beyond its 400 N
+    limit): ``full`` makes every flush take the drives' path; ``mixed`` gives environment 0 a position target
+    on the cart as well (its cart then runs a motor)."""
+    scene = simulo.Scene(num_envs=2)
+    robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
+    scene.add(robot, at="/World/Cartpole")
+    shortcuts = []
+    with simulo.Simulation(scene, engine=engine) as sim:
+        if mixed:
+            robot.set_joint_position_target(np.array([[0.2]]), joint_ids=[0], env_ids=[0])
+        for k in range(40):
+            robot.set_joint_effort_target(np.array([[30.0 * np.sin(0.3 * k), 5.0], [600.0, -3.0 + 0.1 * k]]))
+            data = robot.data
+            shortcuts.append(data.efforts_changed and not data.commands_changed)
+            if full:
+                data.commands_changed = True
+            sim.step()
+        return np.array(robot.state.joint_positions), np.array(robot.state.joint_efforts), shortcuts
+
+
+@pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
+@pytest.mark.parametrize("mixed", [False, True])
+def test_new_effort_targets_alone_take_the_shortcut_and_act_as_full_flushes_do(engine: str, mixed: bool) -> None:
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    q, effort, shortcuts = _efforts_run(engine, full=False, mixed=mixed)
+    q_full, effort_full, _ = _efforts_run(engine, full=True, mixed=mixed)
+    # after the first flush every write reuses the modes, unless a joint is torque-driven in some environments only
+    assert shortcuts == [False] + [not mixed] * 39
+    np.testing.assert_array_equal(q, q_full)
+    np.testing.assert_array_equal(effort, effort_full)
+    assert abs(q[1, 0]) > 0.01  # the cart moved
+    assert effort[1, 0] == 400.0 and effort[1, 1] == -3.0 + 0.1 * 39  # 600 N clipped at the cart's effort limit

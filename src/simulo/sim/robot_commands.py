@@ -125,9 +125,11 @@ class RobotCommands:
         ``state.joint_efforts`` reports what was applied.
         """
         data = self._rt
-        if data is not None and data.write_targets(EFFORT_TARGETS, efforts, joint_ids) is not None:
-            data.commands_changed = True
-            return
+        if data is not None:
+            cols = data.write_targets(EFFORT_TARGETS, efforts, joint_ids)
+            if cols is not None:
+                data.note_effort_targets(cols)
+                return
         self._set_targets("set_joint_effort_target", "efforts", efforts, joint_ids, None)
 
     @_atomic

@@ -18,6 +18,7 @@ import numpy as np
 
 from simulo.engine.base import ArticulationBatch, ControlMode
 from simulo.errors import NameNotFoundError
+from simulo.sim.actuators.drive import DriveInputs
 from simulo.sim.names import match_names
 from simulo.sim.properties import ForceBuffer
 from simulo.sim.robot_buffers import StateBuffers
@@ -121,6 +122,14 @@ class RobotData(StateBuffers):
         self.positions_changed = False
         #: id of a cached column array -> whether all its columns run a position motor in every environment
         self._motor_cols: dict[int, bool] = {}
+        #: Only values of effort targets on joints torque-driven in every environment changed since the last flush,
+        #: and no drive is explicit: the next flush only clips their new torques (the modes stay).
+        self.efforts_changed = False
+        #: id of a cached column array -> whether all its columns are torque-driven in every environment
+        self._torque_cols: dict[int, bool] = {}
+        self._torque_everywhere = np.zeros(j, dtype=bool)
+        #: the columns torque-driven in every environment (an index) and their effort limits
+        self._torque_block: tuple[Any, np.ndarray] = (slice(0, 0), np.zeros(0))
         #: velocity targets (0 where unset) of the last full flush
         self._velocity = np.zeros((n, j))
         #: where position and velocity targets are set, and ``_velocity``, as the last full flush found them: valid
@@ -251,6 +260,20 @@ class RobotData(StateBuffers):
         else:
             self.commands_changed = True
 
+    def note_effort_targets(self, cols: np.ndarray) -> None:
+        """Record that effort targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
+        if self.commands_changed:
+            return
+        everywhere = self._torque_cols.get(id(cols))
+        if everywhere is None:
+            everywhere = not self.any_explicit and bool(self._torque_everywhere[cols].all())
+            if not cols.flags.writeable:  # a cached array: its id is not reused while the data lives
+                self._torque_cols[id(cols)] = everywhere
+        if everywhere:
+            self.efforts_changed = True
+        else:
+            self.commands_changed = True
+
     # -- writes actuators may make ------------------------------------------------------------------
     def set_position_targets(self, values: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
         """Set validated position targets (len(env_ids), len(cols)); sent before the next physics step."""
@@ -299,6 +322,12 @@ class RobotData(StateBuffers):
         self._has_torque = bool(overrides) and overrides[0][1] is not None
         self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
         self._motor_cols.clear()
+        self._torque_everywhere = (self.mode == _TORQUE).all(axis=0)
+        torque_cols = np.flatnonzero(self._torque_everywhere)
+        run = torque_cols.size > 0 and int(torque_cols[-1]) - int(torque_cols[0]) + 1 == torque_cols.size
+        self._torque_block = (slice(int(torque_cols[0]), int(torque_cols[-1]) + 1) if run else torque_cols,
+                              self.effort_limit[torque_cols])
+        self._torque_cols.clear()
 
     def flush(self, force: bool = False) -> bool:
         """Turn the targets into this step's engine commands with every drive's ``compute``.
@@ -310,14 +339,19 @@ class RobotData(StateBuffers):
             Whether commands were sent (False when nothing changed since the last flush and no joint is
             torque-driven: the engine's motors still hold exactly these commands).
         """
-        if not (self.commands_changed or self.torque_active or force):
-            if not self.positions_changed:
-                return False
-            # only position targets of running position motors changed: every drive would choose the same modes
-            # and torques (no joint is torque-driven), so the last flush's commands go out with the new targets
-            self.batch.apply_positions(self.pos_t)
-            self.positions_changed = False
-            return True
+        if not (self.commands_changed or force):
+            if not self.torque_active:
+                if not self.positions_changed:
+                    return False
+                # only position targets of running position motors changed: every drive would choose the same
+                # modes and torques (no joint is torque-driven), so the last flush's commands go out with the new
+                # targets
+                self.batch.apply_positions(self.pos_t)
+                self.positions_changed = False
+                return True
+            if not self.any_explicit:
+                self._flush_torques()
+                return True
         if self.joints_stale and self._has_torque:  # the last step's torques are its efforts: read them now,
             self.refresh_joints()                    # before the drives overwrite them
         if self._set_cache is None:
@@ -333,7 +367,7 @@ class RobotData(StateBuffers):
         # position targets are sent only where a position motor runs, so unset ones (NaN) never reach the engine
         self.batch.apply(self.mode, self.pos_t, inputs.velocity, self.motor_force, self.motor_pos_gain,
                          self.motor_vel_gain, self.torque)
-        self.commands_changed = self.positions_changed = False
+        self.commands_changed = self.positions_changed = self.efforts_changed = False
         if self.mode.tobytes() != self._mode_key:
             self._modes_changed()
         # without an explicit drive or an effort target no joint can be torque-driven
@@ -341,22 +375,16 @@ class RobotData(StateBuffers):
         return True
 
 
-class DriveInputs:
-    """What every drive's ``compute`` reads in one flush, besides the robot data.
-
-    Attributes:
-        pos_set / vel_set / eff_set: Where a position, velocity or effort target is set (num_envs, num_joints).
-        velocity: Velocity targets with 0 where unset.
-        torques: Whether any joint may be torque-driven this flush (an explicit drive or an effort target).
-    """
-
-    __slots__ = ("eff_set", "pos_set", "torques", "vel_set", "velocity")
-
-    def __init__(self, pos_set: np.ndarray, vel_set: np.ndarray, eff_set: np.ndarray, velocity: np.ndarray,
-                 torques: bool) -> None:
-        self.pos_set = pos_set
-        self.vel_set = vel_set
-        self.eff_set = eff_set
-        self.velocity = velocity
-        self.torques = torques
-
+    def _flush_torques(self) -> None:
+        """The flush when joints are torque-driven but no mode can change (no explicit drive, no target changed
+        but efforts of joints torque-driven everywhere, or positions of running motors): the drives would pick
+        the same modes and, for those joints, clip the new efforts at their limits, which is all this does."""
+        if self.joints_stale:  # the last step's torques are its efforts: read them now, before they change
+            self.refresh_joints()
+        if self.efforts_changed:
+            index, limit = self._torque_block
+            self.torque[:, index] = np.clip(self.eff_t[:, index], -limit, limit)
+            self.efforts_changed = False
+        self.batch.apply(self.mode, self.pos_t, self._velocity, self.motor_force, self.motor_pos_gain,
+                         self.motor_vel_gain, self.torque)
+        self.positions_changed = False

@@ -22,7 +22,7 @@ from simulo.authoring.config import ActuatorGainsConfig, MotorGainsConfig
 from simulo.sim.names import match_names
 
 if TYPE_CHECKING:
-    from simulo.sim.robot_data import DriveInputs, RobotData
+    from simulo.sim.robot_data import RobotData
 
 #: Force limit of the engine motor on a joint whose model gives no effort limit, N or N·m.
 UNLIMITED_MOTOR_FORCE = 1000.0
@@ -98,3 +98,23 @@ def build_drives(joint_names: list[str], effort_limit: np.ndarray,
     if pd.size:
         drives.append(IdealPDDrive(pd, kp[pd], kd[pd]))
     return drives
+
+
+class DriveInputs:
+    """What every drive's ``compute`` reads in one flush, besides the robot data.
+
+    Attributes:
+        pos_set / vel_set / eff_set: Where a position, velocity or effort target is set (num_envs, num_joints).
+        velocity: Velocity targets with 0 where unset.
+        torques: Whether any joint may be torque-driven this flush (an explicit drive or an effort target).
+    """
+
+    __slots__ = ("eff_set", "pos_set", "torques", "vel_set", "velocity")
+
+    def __init__(self, pos_set: np.ndarray, vel_set: np.ndarray, eff_set: np.ndarray, velocity: np.ndarray,
+                 torques: bool) -> None:
+        self.pos_set = pos_set
+        self.vel_set = vel_set
+        self.eff_set = eff_set
+        self.velocity = velocity
+        self.torques = torques

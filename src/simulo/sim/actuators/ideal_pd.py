@@ -9,7 +9,8 @@ import numpy as np
 from simulo.engine.base import ControlMode
 
 if TYPE_CHECKING:
-    from simulo.sim.robot_data import DriveInputs, RobotData
+    from simulo.sim.actuators.drive import DriveInputs
+    from simulo.sim.robot_data import RobotData
 
 _TORQUE = int(ControlMode.TORQUE)
 #: Effective inertias below this (kg·m² or kg) count as this: a massless joint needs (almost) no torque.
