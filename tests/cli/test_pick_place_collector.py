@@ -1,4 +1,5 @@
-"""``simulo pick-place`` run as the process's command freezes the heap before the process ends; nothing else does."""
+"""The cyclic garbage collector around ``simulo pick-place``: paused for a single run, and the heap frozen before
+the process ends when it runs as the process's command (nothing else does either)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import sys
 
 import pytest
 
+from simulo.apps.pick_place.experiments import single, trials
+from simulo.cli import pick_place
 from simulo.cli.main import FROZEN_EXIT, main
+from simulo.errors import CollisionError, SimuloError
 
 PROBE = ("import contextlib, gc, io, sys\n"
          "sys.argv = ['simulo', *ARGV]\n"
@@ -35,3 +39,28 @@ def test_a_call_with_arguments_leaves_the_heap_alone() -> None:
         assert main(["pick-place", "--help"]) == 0
     assert gc.get_freeze_count() == before
     assert "pick-place" in FROZEN_EXIT
+
+
+def test_a_single_run_pauses_the_collector_and_resumes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+
+    def run(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        raise CollisionError("stop here")
+
+    monkeypatch.setattr(single, "run_pick_place", run)
+    assert gc.isenabled()
+    assert pick_place.main(["--stack"]) == 1  # the CollisionError is reported as a FAIL
+    assert seen == [False] and gc.isenabled()
+
+
+def test_trials_keep_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[bool] = []
+
+    def run(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        raise SimuloError("stop here")
+
+    monkeypatch.setattr(trials, "run_trials", run)
+    assert pick_place.main(["--trials", "2"]) == 1
+    assert seen == [True] and gc.isenabled()
