@@ -1,6 +1,6 @@
 """URDF checking: parse a robot description safely and list every problem in it at once.
 
-:func:`check_urdf` parses with ``defusedxml`` (a DTD, entity declaration or external reference is refused,
+:func:`check_urdf` parses safely (a DTD, entity declaration or external reference is refused,
 never expanded), then checks the document the way urdfdom and PyBullet read it: names, the link tree, joint
 types and limits, inertials, geometry, mesh paths and mesh files. It raises one :class:`~simulo.errors.UrdfError`
 listing every problem with its line number, or returns a :class:`UrdfModel` summary.

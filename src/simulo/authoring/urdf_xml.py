@@ -1,10 +1,12 @@
 """Safe XML parsing for URDF: a small element tree that remembers where each start tag is.
 
-:func:`parse` reads with ``defusedxml``: a DTD, an entity declaration or an external reference is refused,
-never expanded. Each :class:`Node` keeps its line (for messages) and the byte offset of its start tag in the
-UTF-8 text (so :func:`edit_attributes` can rewrite one attribute and leave the rest of the document as written).
+:func:`parse` reads with expat (``pyexpat``) directly, with ``defusedxml``'s protections set on the parser:
+a DTD, an entity declaration or an external reference is refused, never expanded (no ElementTree layer: the
+handlers build the :class:`Node` tree themselves). Each :class:`Node` keeps its line (for messages) and the
+byte offset of its start tag in the UTF-8 text (so :func:`edit_attributes` can rewrite one attribute and leave
+the rest of the document as written).
 
-Pure Python; imports neither ``pybullet`` nor ``numpy``, and the XML stack only on the first :func:`parse`.
+Pure Python; imports neither ``pybullet`` nor ``numpy``, and ``pyexpat`` only on the first :func:`parse`.
 """
 
 from __future__ import annotations
@@ -89,16 +91,40 @@ class _TooDeep(Exception):
         self.line = line
 
 
-class _LineTreeBuilder:
-    """Parser target that builds :class:`Node` trees, reading positions from the expat parser."""
+class _Refused(Exception):
+    """Raised inside the parser at a document type declaration, an entity declaration or an external reference."""
 
-    def __init__(self) -> None:
-        self.expat: Any = None
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _refuse_doctype(name: str, sysid: str | None, pubid: str | None, has_internal_subset: bool) -> None:
+    raise _Refused("hostile or unsupported XML refused: a document type declaration (<!DOCTYPE ...>) is not "
+                   "allowed in a URDF, because it can declare entities (entity expansion, external files); "
+                   "nothing was expanded")
+
+
+def _refuse_entity(name: str, *rest: object) -> None:
+    raise _Refused(f"hostile XML refused: entity declaration {name!r} is not allowed; nothing was expanded")
+
+
+def _refuse_external(context: str | None, base: str | None, sysid: str | None, pubid: str | None) -> int:
+    raise _Refused(f"hostile XML refused: external reference {sysid!r} is not allowed; nothing was loaded")
+
+
+class _LineTreeBuilder:
+    """Expat handlers that build :class:`Node` trees, reading positions from the expat parser."""
+
+    def __init__(self, parser: Any) -> None:
+        self.expat = parser
         self._stack: list[Node] = []
         self._root: Node | None = None
 
     def start(self, tag: str, attrib: dict[str, str]) -> None:
-        node = Node(tag.rpartition("}")[2], dict(attrib), int(self.expat.CurrentLineNumber),
+        if any("}" in key for key in attrib):  # a namespaced name, as ElementTree writes it: {uri}name
+            attrib = {("{" + key if "}" in key else key): value for key, value in attrib.items()}
+        node = Node(tag.rpartition("}")[2], attrib, int(self.expat.CurrentLineNumber),
                     int(self.expat.CurrentByteIndex))
         if len(self._stack) >= MAX_XML_DEPTH:
             raise _TooDeep(node.line)
@@ -110,9 +136,6 @@ class _LineTreeBuilder:
 
     def end(self, tag: str) -> None:
         self._stack.pop()
-
-    def data(self, text: str) -> None:
-        """Character data is not part of URDF; ignored."""
 
     def close(self) -> Node | None:
         return self._root
@@ -127,40 +150,28 @@ def parse(text: str) -> tuple[Node | None, str | None]:
     Returns:
         The root node and None, or None and a problem (``"line N: ..."``) saying why the text was refused.
     """
-    # the XML stack (expat, ElementTree, defusedxml) loads on the first parse, not with this module
-    from xml.parsers import expat  # noqa: PLC0415
+    from xml.parsers import expat  # noqa: PLC0415 (pyexpat only: no ElementTree, loaded on the first parse)
 
-    from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden  # noqa: PLC0415
-    from defusedxml.ElementTree import DefusedXMLParser, ParseError  # noqa: PLC0415
-
-    builder = _LineTreeBuilder()
-    parser = DefusedXMLParser(target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
-    builder.expat = parser.parser
+    parser = expat.ParserCreate(None, "}")  # namespaced names as uri}name, as ElementTree's parser has them
+    builder = _LineTreeBuilder(parser)
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    # defusedxml's protections, set on the parser itself: refused at the declaration, before any expansion
+    parser.StartDoctypeDeclHandler = _refuse_doctype
+    parser.EntityDeclHandler = _refuse_entity
+    parser.UnparsedEntityDeclHandler = _refuse_entity
+    parser.ExternalEntityRefHandler = _refuse_external
     try:
-        parser.feed(text.rstrip("\0"))
-        root = parser.close()
+        parser.Parse(text.rstrip("\0"), True)
     except _TooDeep as exc:
         return None, (f"line {exc.line}: elements nest more than {MAX_XML_DEPTH} deep; a URDF needs 5 levels "
                       "(robot, link, collision, geometry, mesh)")
-    except DTDForbidden:
-        line = parser.parser.CurrentLineNumber
-        return None, (
-            f"line {line}: hostile or unsupported XML refused: a document type declaration (<!DOCTYPE ...>) is not "
-            "allowed in a URDF, because it can declare entities (entity expansion, external files); "
-            "nothing was expanded"
-        )
-    except EntitiesForbidden as exc:
-        line = parser.parser.CurrentLineNumber
-        return None, (f"line {line}: hostile XML refused: entity declaration {exc.name!r} is not allowed; "
-                      "nothing was expanded")
-    except ExternalReferenceForbidden as exc:
-        line = parser.parser.CurrentLineNumber
-        return None, (f"line {line}: hostile XML refused: external reference {exc.sysid!r} is not allowed; "
-                      "nothing was loaded")
-    except ParseError as exc:
-        line, column = getattr(exc, "position", (0, 0))
-        reason = expat.ErrorString(exc.code) if getattr(exc, "code", None) else str(exc)
-        return None, f"line {line}, column {column + 1}: not XML: {reason}"  # expat counts columns from 0
+    except _Refused as exc:
+        return None, f"line {parser.CurrentLineNumber}: {exc.message}"
+    except expat.ExpatError as exc:
+        # expat counts columns from 0
+        return None, f"line {exc.lineno}, column {exc.offset + 1}: not XML: {expat.ErrorString(exc.code)}"
+    root = builder.close()
     if root is None:
         return None, "line 1: not XML: no element found"
     return root, None

@@ -41,7 +41,7 @@ def test_a_run_without_tracking_has_the_same_physics_and_no_tracking_error() -> 
     assert untracked.steps == tracked.steps == 2580
 
 
-def test_the_flagship_imports_neither_the_urdf_preparer_nor_json_nor_argparse(tmp_path: Path) -> None:
+def test_the_flagship_imports_neither_the_urdf_preparer_nor_json_nor_argparse_nor_elementtree(tmp_path: Path) -> None:
     code = ("import contextlib, io, sys\n"
             "from simulo.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -49,7 +49,8 @@ def test_the_flagship_imports_neither_the_urdf_preparer_nor_json_nor_argparse(tm
             "print(status, sorted(m for m in sys.modules if m in NAMES))\n")
     names = ["json", "hashlib", "simulo.authoring.engine_urdf", "simulo.authoring.meshes",
              "simulo.authoring.catalog.organisation", "argparse", "gettext", "locale", "pkgutil",
-             "simulo.cli.pick_place_flags", "simulo.authoring.urdf", "simulo.authoring.urdf_joints"]
+             "simulo.cli.pick_place_flags", "simulo.authoring.urdf", "simulo.authoring.urdf_joints",
+             "xml.etree.ElementTree", "defusedxml"]
     env = {**os.environ, "TMPDIR": str(tmp_path)}  # a fresh store of checked URDFs
     runs = [subprocess.run([sys.executable, "-c", f"NAMES = {names!r}\n" + code], capture_output=True, text=True,
                            check=True, timeout=300, env=env).stdout for _ in range(2)]
