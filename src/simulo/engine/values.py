@@ -4,10 +4,11 @@ joint descriptions, camera frames and ray hits."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
+
+from simulo._frozen import frozen_dataclass
 
 #: Environment indices: a list or an integer array of distinct indices, any order.
 EnvIds = Sequence[int] | np.ndarray
@@ -29,7 +30,7 @@ class ControlMode(IntEnum):
     TORQUE = 3
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JointInfo:
     """One joint of a model, as the engine loaded it.
 
@@ -53,7 +54,7 @@ class JointInfo:
     max_velocity: float
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CameraFrames:
     """What :meth:`Engine.render_cameras` draws for E cameras.
 
@@ -71,7 +72,7 @@ class CameraFrames:
     labels: np.ndarray | None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class RayHits:
     """What :meth:`Engine.cast_rays` finds for R rays.
 

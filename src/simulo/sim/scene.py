@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from simulo._checks import check_num_envs
+from simulo._frozen import frozen_dataclass
 from simulo._sdk_protocols import SceneBase, SceneGroupBase
 from simulo.authoring.pose import Pose, Transform
 from simulo.authoring.world import LightConfig, TerrainConfig
@@ -14,7 +14,7 @@ from simulo.sim.geometry import PRIMITIVES
 from simulo.sim.hooks import RobotAttachment, SceneMember
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SceneItem:
     """One entry of a scene: what, where, and whether it is copied into every environment."""
 

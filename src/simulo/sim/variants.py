@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
+from simulo._frozen import frozen_dataclass
 from simulo._sdk_protocols import VariantPropBase
 from simulo.authoring.pose import Pose
 from simulo.engine.base import EnvIds, RigidBatch
@@ -29,7 +29,7 @@ from simulo.sim.prop import Prop
 DEFAULT_PARKING = Pose.from_xyz(0.0, 0.0, -20.0)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ObjectVariants:
     """The objects one authored prop can be across copies (the SDK's ``ObjectVariants``).
 

@@ -11,8 +11,9 @@ actuators (:func:`reset_each`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from simulo._frozen import frozen_dataclass
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from simulo.sim.tensors import Tensors
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ActuatorContext:
     """What an actuator's ``runtime_connect`` gets.
 

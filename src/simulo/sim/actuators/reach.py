@@ -8,11 +8,11 @@ shape (0 inside it), in the prop's frame: exact for boxes, spheres and cylinders
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from simulo._frozen import frozen_dataclass
 from simulo.engine.base import RigidBatch
 from simulo.math.batched import quat_rotate_inverse
 from simulo.sim.geometry import engine_geometry
@@ -51,7 +51,7 @@ def surface_distance(kind: str, dims: Sequence[float], local: np.ndarray) -> np.
     return np.where(inside, 0.0, edges)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Target:
     """One object a surface gripper may hold: a prop, or one option of a variant prop.
 

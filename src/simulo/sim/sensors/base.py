@@ -13,9 +13,9 @@ module imports numpy only inside methods, so that naming ``simulo.Camera`` stays
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from simulo._frozen import frozen_dataclass
 from simulo.errors import NotAttachedError, SimuloValueError
 from simulo.sim.sensors.offset import SensorOffset
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from simulo.sim.tensors import Tensors
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SensorContext:
     """What the simulation gives a sensor when it attaches it (runtime API).
 

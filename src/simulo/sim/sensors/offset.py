@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
 
 #: Camera axis conventions -> (viewing direction, up direction) in the camera's own frame.
@@ -78,7 +78,7 @@ def quat_multiply(a: Sequence[float], b: Sequence[float]) -> Quat:
             aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SensorOffset:
     """A sensor's position and rotation in the frame it is attached to (a robot body, an environment's origin,
     or the world for a shared sensor).
