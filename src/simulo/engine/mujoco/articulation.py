@@ -26,9 +26,6 @@ from simulo.errors import SimuloValueError
 _BODY = mujoco.mjtObj.mjOBJ_BODY
 _JOINT = mujoco.mjtObj.mjOBJ_JOINT
 
-#: From this many environments on, joints are read in one gather over every copy (below it, row by row).
-_GATHER_FROM = 2
-
 
 def _ids(model: mujoco.MjModel, kind: mujoco.mjtObj, names: Sequence[str]) -> np.ndarray:
     ids = np.array([mujoco.mj_name2id(model, kind, name) for name in names], dtype=np.int64)
@@ -67,6 +64,8 @@ class MuJoCoArticulationBatch:
         self.dofs = model.jnt_dofadr[jids].astype(np.int64)
         self.qadr = model.jnt_qposadr[jids].astype(np.int64)
         self._q_columns, self._v_columns = columns(self.qadr), columns(self.dofs)
+        #: see :meth:`_single_rows` (taken again whenever the data are made anew)
+        self._rows: tuple[list[np.ndarray], np.ndarray, np.ndarray] | None = None
         self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
         root = int(self.body_ids[0])
         self.mocap = int(model.body_mocapid[root])
@@ -122,16 +121,27 @@ class MuJoCoArticulationBatch:
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
-        qpos, qvel = self._worlds.qpos, self._worlds.qvel
-        qc, vc = self._q_columns, self._v_columns
-        if len(qpos) < _GATHER_FROM:
-            for i, (p, v) in enumerate(zip(qpos, qvel)):
-                q[i] = p[qc]
-                qd[i] = v[vc]
+        qpos = self._worlds.qpos
+        rows = self._rows
+        if rows is None or rows[0] is not qpos:
+            rows = self._rows = self._single_rows(qpos)
+        if rows is not None:  # one environment: its joint columns, viewed in its data
+            np.copyto(q, rows[1])
+            np.copyto(qd, rows[2])
+        elif len(qpos) == 1:  # one environment, its columns scattered (a gather of one row costs more)
+            q[0] = qpos[0][self._q_columns]
+            qd[0] = self._worlds.qvel[0][self._v_columns]
         else:
-            q[:] = np.array(qpos)[:, qc]
-            qd[:] = np.array(qvel)[:, vc]
-        effort[:] = self.law.effort
+            q[:] = np.array(qpos)[:, self._q_columns]
+            qd[:] = np.array(self._worlds.qvel)[:, self._v_columns]
+        np.copyto(effort, self.law.effort)
+
+    def _single_rows(self, qpos: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
+        """With one environment and consecutive columns: ``qpos``, and the joint positions and velocities as
+        views into that environment's data (valid while ``qpos`` is the data's view list)."""
+        if len(qpos) != 1 or not isinstance(self._q_columns, slice) or not isinstance(self._v_columns, slice):
+            return None
+        return qpos, qpos[0][self._q_columns], self._worlds.qvel[0][self._v_columns]
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: EnvIds | None = None) -> None:
