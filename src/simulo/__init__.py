@@ -108,7 +108,7 @@ _LAZY: dict[str, str] = {
     "FrameTransformerTarget": "simulo.sim.sensors.frame_transformer",
     "ParallelGripper": "simulo.sim.actuators",
     "ParallelGripperActuator": "simulo.sim.actuators",
-    "SurfaceGripperActuator": "simulo.sim.actuators",
+    "SurfaceGripperActuator": "simulo.sim.actuators.surface_gripper",
     "GripperCommand": "simulo.sim.actuators",
     "GripperState": "simulo.sim.actuators",
     "DifferentialIKController": "simulo.sim.controllers",

@@ -126,7 +126,7 @@ from simulo.sim.actuators import GripperCommand as GripperCommand
 from simulo.sim.actuators import GripperState as GripperState
 from simulo.sim.actuators import ParallelGripper as ParallelGripper
 from simulo.sim.actuators import ParallelGripperActuator as ParallelGripperActuator
-from simulo.sim.actuators import SurfaceGripperActuator as SurfaceGripperActuator
+from simulo.sim.actuators.surface_gripper import SurfaceGripperActuator as SurfaceGripperActuator
 from simulo.sim.controllers import DifferentialIKController as DifferentialIKController
 from simulo.sim.controllers import OperationalSpaceController as OperationalSpaceController
 from simulo.sim.prop import Prop as Prop

@@ -4,12 +4,22 @@
 ``simulo.GripperState`` and ``simulo.ParallelGripper`` resolve here.
 """
 
+from typing import Any
+
 from simulo.sim.actuators.drive import JointDrive, build_drives
 from simulo.sim.actuators.engine_motor import EngineMotorDrive
 from simulo.sim.actuators.gripper import ParallelGripper, ParallelGripperActuator
 from simulo.sim.actuators.gripper_types import GripperCommand, GripperState
 from simulo.sim.actuators.ideal_pd import IdealPDDrive
-from simulo.sim.actuators.surface_gripper import SurfaceGripperActuator
 
 __all__ = ["EngineMotorDrive", "GripperCommand", "GripperState", "IdealPDDrive", "JointDrive", "ParallelGripper",
            "ParallelGripperActuator", "SurfaceGripperActuator", "build_drives"]
+
+
+def __getattr__(name: str) -> Any:
+    """``SurfaceGripperActuator`` on first use: its module and the reach search it needs load only then."""
+    if name == "SurfaceGripperActuator":
+        from simulo.sim.actuators.surface_gripper import SurfaceGripperActuator  # noqa: PLC0415
+
+        return SurfaceGripperActuator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
