@@ -77,12 +77,7 @@ class JointCommander:
         # per body the calls keep their order (position, velocity, torque); bodies do not affect each other
         plan = self._plan if key == self._plan_key else self._command_plan(mode, key)
         fixed = self._motor_arguments(plan, key, velocity, force, position_gain, velocity_gain)
-        views = self._position_views
-        if views is None or views[0] is not position:
-            views = self._views_of(position)
-        for (index, _, _), senders, view in zip(plan[_POSITION], self._senders, views[1]):
-            for send, tp in zip(senders, (position[index] if view is None else view).tolist()):
-                send(tp)
+        self.apply_positions(position)
         for (_, joints, handles), args in zip(plan[_VELOCITY], fixed[_VELOCITY]):
             for (w, b), (tv, fmax, kv) in zip(handles, args):
                 w.velocity_motors(b, joints, tv, fmax, kv)
