@@ -77,7 +77,7 @@ class JointCommander:
         # per body the calls keep their order (position, velocity, torque); bodies do not affect each other
         plan = self._plan if key == self._plan_key else self._command_plan(mode, key)
         fixed = self._motor_arguments(plan, key, velocity, force, position_gain, velocity_gain)
-        self.apply_positions(position)
+        self._send_positions(position)
         for (_, joints, handles), args in zip(plan[_VELOCITY], fixed[_VELOCITY]):
             for (w, b), (tv, fmax, kv) in zip(handles, args):
                 w.velocity_motors(b, joints, tv, fmax, kv)
@@ -88,6 +88,10 @@ class JointCommander:
     def apply_positions(self, position: np.ndarray) -> None:
         """Send the last :meth:`apply`'s position motors again with new targets (nothing else changed since:
         velocity motors keep their commands in PyBullet, and no joint is torque-driven)."""
+        self._send_positions(position)
+
+    def _send_positions(self, position: np.ndarray) -> None:
+        """Send the position motors of the current plan with the targets ``position``."""
         views = self._position_views
         if views is None or views[0] is not position:
             views = self._views_of(position)
