@@ -64,8 +64,9 @@ class MuJoCoArticulationBatch:
         self.dofs = model.jnt_dofadr[jids].astype(np.int64)
         self.qadr = model.jnt_qposadr[jids].astype(np.int64)
         self._q_columns, self._v_columns = columns(self.qadr), columns(self.dofs)
-        #: see :meth:`_single_rows` (taken again whenever the data are made anew)
-        self._rows: tuple[list[np.ndarray], np.ndarray, np.ndarray] | None = None
+        #: with one environment, consecutive columns and the scene final: its joint positions and velocities
+        #: as views into its data (see :meth:`read_joints`)
+        self._rows: tuple[np.ndarray, np.ndarray] | None = None
         self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
         root = int(self.body_ids[0])
         self.mocap = int(model.body_mocapid[root])
@@ -121,27 +122,21 @@ class MuJoCoArticulationBatch:
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
-        qpos = self._worlds.qpos
         rows = self._rows
-        if rows is None or rows[0] is not qpos:
-            rows = self._rows = self._single_rows(qpos)
         if rows is not None:  # one environment: its joint columns, viewed in its data
-            np.copyto(q, rows[1])
-            np.copyto(qd, rows[2])
-        elif len(qpos) == 1:  # one environment, its columns scattered (a gather of one row costs more)
-            q[0] = qpos[0][self._q_columns]
-            qd[0] = self._worlds.qvel[0][self._v_columns]
+            np.copyto(q, rows[0])
+            np.copyto(qd, rows[1])
+        elif self.num_envs == 1:
+            qpos, qvel = self._worlds.qpos[0], self._worlds.qvel[0]
+            qc, vc = self._q_columns, self._v_columns
+            if self._worlds.final and isinstance(qc, slice) and isinstance(vc, slice):
+                self._rows = (qpos[qc], qvel[vc])  # views that hold from now on: the data are final
+            q[0] = qpos[qc]  # (scattered columns, as the humanoid's: a row read costs less than a gather)
+            qd[0] = qvel[vc]
         else:
-            q[:] = np.array(qpos)[:, self._q_columns]
+            q[:] = np.array(self._worlds.qpos)[:, self._q_columns]
             qd[:] = np.array(self._worlds.qvel)[:, self._v_columns]
         np.copyto(effort, self.law.effort)
-
-    def _single_rows(self, qpos: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
-        """With one environment and consecutive columns: ``qpos``, and the joint positions and velocities as
-        views into that environment's data (valid while ``qpos`` is the data's view list)."""
-        if len(qpos) != 1 or not isinstance(self._q_columns, slice) or not isinstance(self._v_columns, slice):
-            return None
-        return qpos, qpos[0][self._q_columns], self._worlds.qvel[0][self._v_columns]
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: EnvIds | None = None) -> None:

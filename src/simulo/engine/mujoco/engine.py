@@ -57,6 +57,10 @@ class _StepPlan(NamedTuple):
     #: per environment without a motor, its torque writes: (its qfrc_applied, the DOF columns, a law's torque row)
     pushes: list[list[tuple[np.ndarray, slice | np.ndarray, np.ndarray]]]
     clear_forces: bool  # whether any xfrc_applied was written (or a held prop's will be)
+    #: with one stepping thread, nothing but torques and passive joints, nothing held, limited or sensed, and
+    #: nothing pushed: per environment its model, data, qfrc_applied and torque writes (the whole step)
+    plain: list[tuple[mujoco.MjModel, mujoco.MjData, np.ndarray, list[tuple[np.ndarray, slice | np.ndarray,
+                                                                              np.ndarray]]]] | None
 
 
 def _threads_from_environment() -> int:
@@ -243,8 +247,12 @@ class MuJoCoEngine:
             pushes = [[] if motors[i] else [(qfrc[i], law.dof_columns, law.torque[i]) for law in laws
                                             if law.active[i]] for i in range(self.num_envs)]
             holding = [r for r in self._rigids if r.any_disabled]
-            plan = _StepPlan(w.models, w.datas, qfrc, w.xfrc, holding, [a for a in arts if a.velocity_limited],
-                             [a for a in arts if a.wrenches is not None], motors.tolist(), pushes, bool(holding))
+            limited = [a for a in arts if a.velocity_limited]
+            wrenching = [a for a in arts if a.wrenches is not None]
+            simple = self._pool is None and not (holding or limited or wrenching or motors.any())
+            plain = list(zip(w.models, w.datas, qfrc, pushes)) if simple else None
+            plan = _StepPlan(w.models, w.datas, qfrc, w.xfrc, holding, limited, wrenching, motors.tolist(), pushes,
+                             bool(holding), plain)
             self._plan_at = (w.revision, plan)
         plan = self._plan_at[1]
         return plan._replace(clear_forces=True) if w.pushed and not plan.clear_forces else plan
@@ -285,7 +293,15 @@ class MuJoCoEngine:
         w = self._worlds
         w.finalize()
         plan = self._plan()
-        if self._pool is None:
+        if plan.plain is not None and not w.pushed:
+            step = mujoco.mj_step
+            for m, d, qfrc, pushes in plan.plain:
+                for target, columns, torque in pushes:
+                    target[columns] = torque
+                step(m, d)
+                if pushes:
+                    qfrc.fill(0.0)
+        elif self._pool is None:
             self._step_envs(plan, range(self.num_envs))
         else:
             list(self._pool.map(partial(self._step_envs, plan), self._chunks))
