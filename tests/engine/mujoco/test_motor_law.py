@@ -130,7 +130,7 @@ def test_a_pose_read_then_a_velocity_read_give_what_a_velocity_read_alone_gives(
     assert runs[0] == runs[1]
 
 
-def _torque_run(**engine_kw: object) -> bytes:
+def _torque_run(masses: bool = True, **engine_kw: object) -> bytes:
     engine = MuJoCoEngine(2, DT, **engine_kw)  # type: ignore[arg-type]
     engine.add_plane(0.0, None, None)
     arm = engine.add_articulation(Path(ARM.urdf_path()), np.array([[2.0 * i, 0.0, 0.0, *IDENTITY] for i in range(2)]),
@@ -141,7 +141,9 @@ def _torque_run(**engine_kw: object) -> bytes:
     ones = np.ones((2, joints))
     rng = np.random.default_rng(8)
     try:
-        for _ in range(40):
+        for k in range(40):
+            if k == 20 and masses:  # environment 1 gets its own model (copied on this first per-environment edit)
+                arm.set_link_masses([1], arm.link_masses()[[1]] * 3.0)
             arm.apply(modes, ones, ones, ones, ones, ones, rng.uniform(-1.0, 1.0, (2, joints)))
             engine.step()
         q, qd, effort = (np.zeros((2, joints)) for _ in range(3))
@@ -154,3 +156,4 @@ def _torque_run(**engine_kw: object) -> bytes:
 def test_the_plain_torque_step_gives_the_bytes_of_the_general_step() -> None:
     plain = _torque_run()  # one thread: the plan's plain path
     assert plain == _torque_run(envs_per_world=1, threads=2)  # a pool: every environment through the general step
+    assert plain != _torque_run(envs_per_world=1, threads=2, masses=False)  # and the mass edit took effect

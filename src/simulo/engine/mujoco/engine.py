@@ -58,9 +58,9 @@ class _StepPlan(NamedTuple):
     pushes: list[list[tuple[np.ndarray, slice | np.ndarray, np.ndarray]]]
     clear_forces: bool  # whether any xfrc_applied was written (or a held prop's will be)
     #: with one stepping thread, nothing but torques and passive joints, nothing held, limited or sensed, and
-    #: nothing pushed: per environment its model, data, qfrc_applied and torque writes (the whole step)
-    plain: list[tuple[mujoco.MjModel, mujoco.MjData, np.ndarray, list[tuple[np.ndarray, slice | np.ndarray,
-                                                                              np.ndarray]]]] | None
+    #: nothing pushed: per environment its index, data, qfrc_applied and torque writes (the whole step; the
+    #: model is looked up in ``models`` each step, since a per-environment edit gives an environment its own)
+    plain: list[tuple[int, mujoco.MjData, np.ndarray, list[tuple[np.ndarray, slice | np.ndarray, np.ndarray]]]] | None
 
 
 def _threads_from_environment() -> int:
@@ -250,7 +250,7 @@ class MuJoCoEngine:
             limited = [a for a in arts if a.velocity_limited]
             wrenching = [a for a in arts if a.wrenches is not None]
             simple = self._pool is None and not (holding or limited or wrenching or motors.any())
-            plain = list(zip(w.models, w.datas, qfrc, pushes)) if simple else None
+            plain = list(zip(range(self.num_envs), w.datas, qfrc, pushes)) if simple else None
             plan = _StepPlan(w.models, w.datas, qfrc, w.xfrc, holding, limited, wrenching, motors.tolist(), pushes,
                              bool(holding), plain)
             self._plan_at = (w.revision, plan)
@@ -294,11 +294,11 @@ class MuJoCoEngine:
         w.finalize()
         plan = self._plan()
         if plan.plain is not None and not w.pushed:
-            step = mujoco.mj_step
-            for m, d, qfrc, pushes in plan.plain:
+            step, models = mujoco.mj_step, plan.models
+            for i, d, qfrc, pushes in plan.plain:
                 for target, columns, torque in pushes:
                     target[columns] = torque
-                step(m, d)
+                step(models[i], d)
                 if pushes:
                     qfrc.fill(0.0)
         elif self._pool is None:
