@@ -100,6 +100,20 @@ def build_drives(joint_names: list[str], effort_limit: np.ndarray,
     return drives
 
 
+def saturate(values: np.ndarray, limit: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.clip(values, -limit, limit, out=out)`` for efforts and their limits (``limit`` >= 0, per column).
+
+    Where no limit is zero, every bound is strictly negative below and positive above, and numpy's ``maximum``
+    and ``minimum`` ufuncs give np.clip's bits (a tie is with an equal nonzero bound) without its Python
+    layers (2.5 instead of 4.4 us on a 2-joint batch here); a zero limit (np.clip then turns -0.0 into 0.0)
+    takes np.clip itself.
+    """
+    if limit.all():
+        result = np.maximum(values, -limit, out=out)
+        return np.minimum(result, limit, out=result)
+    return np.clip(values, -limit, limit, out=out)
+
+
 class DriveInputs:
     """What every drive's ``compute`` reads in one flush, besides the robot data.
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simulo.engine.base import ControlMode
+from simulo.sim.actuators.drive import saturate
 
 if TYPE_CHECKING:
     from simulo.sim.actuators.drive import DriveInputs
@@ -49,7 +50,6 @@ class IdealPDDrive:
         self.stiffness = np.asarray(stiffness, dtype=float)
         self.damping = np.asarray(damping, dtype=float)
         self._limit = np.full(len(self._cols), np.inf)
-        self._low = -self._limit
 
     @property
     def cols(self) -> np.ndarray:
@@ -67,7 +67,6 @@ class IdealPDDrive:
     def configure(self, data: RobotData) -> None:
         """Take the joints' effort limits (runtime hook); the engine motor tables are not used."""
         self._limit = data.effort_limit[self._cols].copy()
-        self._low = -self._limit
 
     def compute(self, data: RobotData, inputs: DriveInputs) -> None:
         """Compute this step's PD torques from the targets and the current joint state (runtime hook)."""
@@ -86,6 +85,5 @@ class IdealPDDrive:
             dt = data.physics_dt
             torque /= 1.0 + dt * (damping + dt * stiffness) / np.maximum(inertia, _MIN_INERTIA)
         torque += effort
-        np.maximum(torque, self._low, out=torque)  # np.clip's result, without its Python layers
-        np.minimum(torque, self._limit, out=torque)
+        saturate(torque, self._limit, out=torque)
         data.torque[:, c] = torque
