@@ -18,7 +18,7 @@ import numpy as np
 
 from simulo.engine.base import ArticulationBatch, ControlMode
 from simulo.errors import NameNotFoundError
-from simulo.sim.actuators.drive import DriveInputs, saturate
+from simulo.sim.actuators.drive import DriveInputs, Saturation
 from simulo.sim.names import match_names
 from simulo.sim.properties import ForceBuffer
 from simulo.sim.robot_buffers import StateBuffers
@@ -128,8 +128,8 @@ class RobotData(StateBuffers):
         #: id of a cached column array -> whether all its columns are torque-driven in every environment
         self._torque_cols: dict[int, bool] = {}
         self._torque_everywhere = np.zeros(j, dtype=bool)
-        #: the columns torque-driven in every environment (an index) and their effort limits
-        self._torque_block: tuple[Any, np.ndarray] = (slice(0, 0), np.zeros(0))
+        #: the columns torque-driven in every environment (an index) and the saturation at their effort limits
+        self._torque_block: tuple[Any, Saturation] = (slice(0, 0), Saturation(np.zeros(0)))
         #: velocity targets (0 where unset) of the last full flush
         self._velocity = np.zeros((n, j))
         #: where position and velocity targets are set, and ``_velocity``, as the last full flush found them: valid
@@ -326,7 +326,7 @@ class RobotData(StateBuffers):
         torque_cols = np.flatnonzero(self._torque_everywhere)
         run = torque_cols.size > 0 and int(torque_cols[-1]) - int(torque_cols[0]) + 1 == torque_cols.size
         self._torque_block = (slice(int(torque_cols[0]), int(torque_cols[-1]) + 1) if run else torque_cols,
-                              self.effort_limit[torque_cols])
+                              Saturation(self.effort_limit[torque_cols]))
         self._torque_cols.clear()
 
     def flush(self, force: bool = False) -> bool:
@@ -382,8 +382,8 @@ class RobotData(StateBuffers):
         if self.joints_stale:  # the last step's torques are its efforts: read them now, before they change
             self.refresh_joints()
         if self.efforts_changed:
-            index, limit = self._torque_block
-            self.torque[:, index] = saturate(self.eff_t[:, index], limit)
+            index, saturate = self._torque_block
+            self.torque[:, index] = saturate(self.eff_t[:, index])
             self.efforts_changed = False
         self.batch.apply(self.mode, self.pos_t, self._velocity, self.motor_force, self.motor_pos_gain,
                          self.motor_vel_gain, self.torque)

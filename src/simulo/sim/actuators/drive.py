@@ -100,18 +100,31 @@ def build_drives(joint_names: list[str], effort_limit: np.ndarray,
     return drives
 
 
-def saturate(values: np.ndarray, limit: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+class Saturation:
     """``np.clip(values, -limit, limit, out=out)`` for efforts and their limits (``limit`` >= 0, per column).
 
     Where no limit is zero, every bound is strictly negative below and positive above, and numpy's ``maximum``
     and ``minimum`` ufuncs give np.clip's bits (a tie is with an equal nonzero bound) without its Python
-    layers (2.5 instead of 4.4 us on a 2-joint batch here); a zero limit (np.clip then turns -0.0 into 0.0)
-    takes np.clip itself.
+    layers (2.5 instead of 4.4 us on a 2-joint batch here); with a zero limit (np.clip then turns -0.0 into
+    0.0) it takes np.clip itself.
+
+    Args:
+        limit: The effort limits (``inf``: none); kept, not copied.
     """
-    if limit.all():
-        result = np.maximum(values, -limit, out=out)
-        return np.minimum(result, limit, out=result)
-    return np.clip(values, -limit, limit, out=out)
+
+    __slots__ = ("_low", "_plain", "limit")
+
+    def __init__(self, limit: np.ndarray) -> None:
+        self.limit = limit
+        self._low = -limit
+        self._plain = bool(limit.all())
+
+    def __call__(self, values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The saturated ``values`` (into ``out`` when given)."""
+        if self._plain:
+            result = np.maximum(values, self._low, out=out)
+            return np.minimum(result, self.limit, out=result)
+        return np.clip(values, self._low, self.limit, out=out)
 
 
 class DriveInputs:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import saturate
+from simulo.sim.actuators.drive import Saturation
 
 if TYPE_CHECKING:
     from simulo.sim.actuators.drive import DriveInputs
@@ -47,6 +47,7 @@ class EngineMotorDrive:
         self.velocity_gain = np.asarray(velocity_gain, dtype=float)
         self.max_force = np.asarray(max_force, dtype=float)
         self._limit = np.full(len(self._cols), np.inf)
+        self._saturate = Saturation(self._limit)
 
     @property
     def cols(self) -> np.ndarray:
@@ -60,6 +61,7 @@ class EngineMotorDrive:
         data.motor_vel_gain[:, c] = self.velocity_gain
         data.motor_force[:, c] = self.max_force
         self._limit = data.effort_limit[c].copy()
+        self._saturate = Saturation(self._limit)
 
     def compute(self, data: RobotData, inputs: DriveInputs) -> None:
         """Choose each joint's mode: position over velocity over effort; raw efforts clipped (runtime hook)."""
@@ -78,7 +80,7 @@ class EngineMotorDrive:
             data.mode[:, self._cols] = mode
         if inputs.torques:
             torque = np.where(eff_set, data.eff_t[:, self._index], 0.0)
-            saturate(torque, self._limit, out=torque)
+            self._saturate(torque, out=torque)
             data.torque[:, self._index] = torque
         elif self._all:
             data.torque.fill(0.0)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import saturate
+from simulo.sim.actuators.drive import Saturation
 
 if TYPE_CHECKING:
     from simulo.sim.actuators.drive import DriveInputs
@@ -50,6 +50,7 @@ class IdealPDDrive:
         self.stiffness = np.asarray(stiffness, dtype=float)
         self.damping = np.asarray(damping, dtype=float)
         self._limit = np.full(len(self._cols), np.inf)
+        self._saturate = Saturation(self._limit)
 
     @property
     def cols(self) -> np.ndarray:
@@ -67,6 +68,7 @@ class IdealPDDrive:
     def configure(self, data: RobotData) -> None:
         """Take the joints' effort limits (runtime hook); the engine motor tables are not used."""
         self._limit = data.effort_limit[self._cols].copy()
+        self._saturate = Saturation(self._limit)
 
     def compute(self, data: RobotData, inputs: DriveInputs) -> None:
         """Compute this step's PD torques from the targets and the current joint state (runtime hook)."""
@@ -85,5 +87,5 @@ class IdealPDDrive:
             dt = data.physics_dt
             torque /= 1.0 + dt * (damping + dt * stiffness) / np.maximum(inertia, _MIN_INERTIA)
         torque += effort
-        saturate(torque, self._limit, out=torque)
+        self._saturate(torque, out=torque)
         data.torque[:, c] = torque
