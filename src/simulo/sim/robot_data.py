@@ -40,6 +40,25 @@ _TORQUE = int(ControlMode.TORQUE)
 POSITION_TARGETS, VELOCITY_TARGETS, EFFORT_TARGETS = 0, 1, 2
 
 
+def _run_index(cols: np.ndarray) -> slice | np.ndarray:
+    """``cols`` as a slice when they are one ascending run of consecutive columns (basic indexing is faster than
+    fancy indexing and selects the same elements), else ``cols`` itself."""
+    if cols.size and int(cols[-1]) - int(cols[0]) + 1 == cols.size and bool((np.diff(cols) == 1).all()):
+        return slice(int(cols[0]), int(cols[-1]) + 1)
+    return cols
+
+
+def _all_set(cols: np.ndarray, mask: np.ndarray, cache: dict[int, bool]) -> bool:
+    """Whether ``mask`` (num_joints,) holds at every column of ``cols``; remembered by id for a cached (read-only)
+    ``cols``, whose id is not reused while the data lives. The caller clears ``cache`` when ``mask`` changes."""
+    found = cache.get(id(cols))
+    if found is None:
+        found = bool(mask[cols].all())
+        if not cols.flags.writeable:
+            cache[id(cols)] = found
+    return found
+
+
 class _Block:
     """A validated ``joint_ids`` list's target block: its columns, their index (a slice for an ascending run),
     the shape of a value for every environment and, for a slice, views of ``pos_t``, ``vel_t``, ``eff_t`` there
@@ -204,8 +223,7 @@ class RobotData(StateBuffers):
         if block is not None:
             return block.cols, block.index
         cols = index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
-        run = cols.size > 0 and int(cols[-1]) - int(cols[0]) + 1 == cols.size and bool((np.diff(cols) == 1).all())
-        index = slice(int(cols[0]), int(cols[-1]) + 1) if run else cols
+        index = _run_index(cols)
         if (type(joint_ids) is list and _INT_ONLY.issuperset(map(type, joint_ids))
                 and len(self._blocks) <= _COLS_CACHE_SIZE):
             cols.setflags(write=False)
@@ -250,12 +268,7 @@ class RobotData(StateBuffers):
         """Record that position targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
         if self.commands_changed:
             return
-        everywhere = self._motor_cols.get(id(cols))
-        if everywhere is None:
-            everywhere = bool(self._motor_everywhere[cols].all())
-            if not cols.flags.writeable:  # a cached array: its id is not reused while the data lives
-                self._motor_cols[id(cols)] = everywhere
-        if everywhere:
+        if _all_set(cols, self._motor_everywhere, self._motor_cols):
             self.positions_changed = True
         else:
             self.commands_changed = True
@@ -264,12 +277,7 @@ class RobotData(StateBuffers):
         """Record that effort targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
         if self.commands_changed:
             return
-        everywhere = self._torque_cols.get(id(cols))
-        if everywhere is None:
-            everywhere = not self.any_explicit and bool(self._torque_everywhere[cols].all())
-            if not cols.flags.writeable:  # a cached array: its id is not reused while the data lives
-                self._torque_cols[id(cols)] = everywhere
-        if everywhere:
+        if _all_set(cols, self._torque_everywhere, self._torque_cols):
             self.efforts_changed = True
         else:
             self.commands_changed = True
@@ -313,20 +321,19 @@ class RobotData(StateBuffers):
             where = self.mode == kind
             if not where.any():
                 continue
-            cols = np.flatnonzero(where[0])
+            run = _run_index(np.flatnonzero(where[0]))
             index: Any = where
-            if cols.size and int(cols[-1]) - int(cols[0]) + 1 == cols.size and (where == where[0]).all():
-                index = (slice(None), slice(int(cols[0]), int(cols[-1]) + 1))  # one run of columns everywhere
+            if type(run) is slice and (where == where[0]).all():
+                index = (slice(None), run)  # one run of columns everywhere
             overrides.append((index, values))
         self.effort_overrides = overrides
         self._has_torque = bool(overrides) and overrides[0][1] is not None
         self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
         self._motor_cols.clear()
-        self._torque_everywhere = (self.mode == _TORQUE).all(axis=0)
+        # an explicit drive computes its torques from the state: no effort write may skip the drives then
+        self._torque_everywhere = (self.mode == _TORQUE).all(axis=0) & (not self.any_explicit)
         torque_cols = np.flatnonzero(self._torque_everywhere)
-        run = torque_cols.size > 0 and int(torque_cols[-1]) - int(torque_cols[0]) + 1 == torque_cols.size
-        self._torque_block = (slice(int(torque_cols[0]), int(torque_cols[-1]) + 1) if run else torque_cols,
-                              Saturation(self.effort_limit[torque_cols]))
+        self._torque_block = (_run_index(torque_cols), Saturation(self.effort_limit[torque_cols]))
         self._torque_cols.clear()
 
     def flush(self, force: bool = False) -> bool:
