@@ -239,12 +239,16 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         r = pose[rows, :3] - com  # origin relative to the centre of mass
         lin_vel[rows] = lin_vel[rows] + np.cross(ang_vel[rows], r)
 
-    def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
-        """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
-        link = self.body_links[body]
+    def _frames(self, link: int) -> list[Callable[[], list[float]]]:
+        """Each environment's read of PyBullet link ``link``'s frame (made on first use, then kept)."""
         frames = self._frame_readers.get(link)
         if frames is None:
             frames = self._frame_readers[link] = [w.link_frame_reader(b, link) for w, b in self.handles]
+        return frames
+
+    def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
+        """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
+        frames = self._frames(self.body_links[body])
         if len(frames) == 1:
             frame = frames[0]
             return lambda: np.array((frame(),))
@@ -255,9 +259,7 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         """Link-frame poses (E, L, 7) and, if asked, velocities of the link origins (E, L, 6) of non-root bodies."""
         links = [self.body_links[k] for k in bodies]
         if not velocity and len(links) == 1:  # one body (``get_body_pose``): a row per environment
-            frames = self._frame_readers.get(links[0])
-            if frames is None:
-                frames = self._frame_readers[links[0]] = [w.link_frame_reader(b, links[0]) for w, b in self.handles]
+            frames = self._frames(links[0])
             rows = [frames[i]() for i in env_ids]
             return np.array(rows, dtype=np.float64).reshape(len(rows), 1, 7), None
         if not velocity:

@@ -96,7 +96,7 @@ class PyBulletWorld(WorldSensing, WorldWelds):
         if solver_iterations is not None:
             p.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), physicsClientId=self.cid)
         self._closed = False
-        #: :meth:`step` bound to this client: what a step loop calls
+        #: advances this client by one time step (``stepSimulation``, bound)
         self.stepper: Callable[[], None] = functools.partial(p.stepSimulation, physicsClientId=self.cid)
         #: the last camera's inputs and its (view, projection) matrices: a fixed camera reuses them
         self._camera_key: tuple[Any, ...] | None = None
@@ -337,7 +337,8 @@ class PyBulletWorld(WorldSensing, WorldWelds):
     def position_sender(self, body: int, joints: Sequence[int], velocities: Sequence[float],
                         forces: Sequence[float], position_gains: Sequence[float],
                         velocity_gains: Sequence[float]) -> Callable[[Sequence[float]], None]:
-        """:meth:`position_motors` with everything but the targets bound: call it with the target positions."""
+        """A call that drives these joints with PyBullet's ``POSITION_CONTROL`` motor, every argument but the
+        targets bound: call it with the target positions."""
         return functools.partial(p.setJointMotorControlArray, body, joints, p.POSITION_CONTROL,
                                  targetVelocities=velocities, forces=forces, positionGains=position_gains,
                                  velocityGains=velocity_gains, physicsClientId=self.cid)
@@ -374,11 +375,7 @@ class PyBulletWorld(WorldSensing, WorldWelds):
         """PyBullet's ``calculateMassMatrix`` at joint positions ``q``."""
         return np.asarray(p.calculateMassMatrix(body, q, physicsClientId=self.cid))
 
-    # -- stepping ----------------------------------------------------------------------------------
-    def step(self) -> None:
-        """Advance the world by one time step (:attr:`stepper` is the same call, bound)."""
-        p.stepSimulation(physicsClientId=self.cid)
-
+    # -- closing ----------------------------------------------------------------------------------
     def close(self) -> None:
         """Disconnect the client; further calls on this world fail."""
         if not self._closed:
