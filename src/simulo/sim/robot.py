@@ -38,7 +38,7 @@ from simulo.engine.base import ArticulationBatch
 from simulo.errors import AssetError, SimuloValueError
 from simulo.sim.hooks import RobotAttachment, RobotSensor
 from simulo.sim.names import match_names
-from simulo.sim.robot_bodies import body_pose_in_base, body_velocity, body_velocity_in_base, pose_reader
+from simulo.sim.robot_bodies import body_pose, body_pose_in_base, body_velocity, body_velocity_in_base
 from simulo.sim.robot_commands import RobotCommands, _atomic
 from simulo.sim.robot_data import RobotData
 from simulo.sim.robot_internals import RobotInternals
@@ -297,7 +297,7 @@ class Robot(RobotCommands, RobotBase):
     def get_body_pose(self, body_name: str) -> Any:
         """World pose of a body's frame (num_envs, 7)."""
         data = self._rt or self._rt_or_raise("get_body_pose")
-        return data.tensors.out(pose_reader(data, data.body_index(body_name))())
+        return data.tensors.out(body_pose(data, data.body_index(body_name)))
 
     def get_body_velocity(self, body_name: str) -> Any:
         """World velocity ``[vx, vy, vz, wx, wy, wz]`` of a body's frame origin (num_envs, 6)."""

@@ -6,7 +6,6 @@ The root body (index 0) is answered from the robot's state buffers; every other 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,17 +17,12 @@ if TYPE_CHECKING:
 
 
 def body_pose(data: RobotData, body: int) -> np.ndarray:
-    """World pose (num_envs, 7) of a body's frame, read now (a new array)."""
-    return pose_reader(data, body)()
-
-
-def pose_reader(data: RobotData, body: int) -> Callable[[], np.ndarray]:
-    """The call that reads :func:`body_pose` of ``body`` (made once per body: the root's copies the base pose
-    buffer, any other body's is the engine batch's ``body_pose_reader``)."""
+    """World pose (num_envs, 7) of a body's frame, read now (a new array), through a reader made once per body:
+    the root's copies the base pose buffer, any other body's is the engine batch's ``body_pose_reader``."""
     read = data.pose_readers.get(body)
     if read is None:
         read = data.pose_readers[body] = (lambda: data.pose.copy()) if body == 0 else data.batch.body_pose_reader(body)
-    return read
+    return read()
 
 
 def body_velocity(data: RobotData, body: int) -> tuple[np.ndarray, np.ndarray]:

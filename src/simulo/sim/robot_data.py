@@ -111,7 +111,7 @@ class RobotData(StateBuffers):
         self._body_index: dict[str, int] = {}
         for k, name in enumerate(self.body_names):
             self._body_index.setdefault(name, k)
-        #: per body index, the call that reads its world pose (see :func:`simulo.sim.robot_bodies.pose_reader`)
+        #: per body index, the call that reads its world pose (see :func:`simulo.sim.robot_bodies.body_pose`)
         self.pose_readers: dict[int, Callable[[], np.ndarray]] = {}
         self.joint_kinds = [info.kind for info in batch.joints]
         self.default_pose = default_pose.copy()
