@@ -117,21 +117,10 @@ def test_reset_and_seeded_reset_release_the_grips_they_reset(lifted) -> None:
     np.testing.assert_array_equal(welds_of(task.grip), [0.0, 0.0])
 
 
-def test_a_simulation_reset_releases_every_grip(gantry, engine) -> None:
-    robot, grip, cube, sim = build(gantry, engine, num_envs=2, max_grip_distance=0.02)
-    with sim:
-        move(robot, sim, 0.3, 0.2, ABOVE_CUBE)
-        grip.close()
-        sim.step(1)
-        move(robot, sim, 0.3, 0.2, -0.4)
-        sim.reset()
-        np.testing.assert_array_equal(grip.state, [OPEN, OPEN])
-        assert grip.held_objects() == [None, None]
-        move(robot, sim, 0.3, 0.2, -0.4)
-        np.testing.assert_allclose(local_cube(cube, sim)[:, 2], [0.025, 0.025], atol=2e-3)
-
-
-def test_a_robot_reset_releases_the_grips_of_the_environments_it_resets(gantry, engine) -> None:
+@pytest.fixture
+def held(gantry: simulo.Asset, engine: str) -> Iterator[tuple[simulo.Robot, Any, simulo.Prop, simulo.Simulation]]:
+    """A bare two-environment simulation (no LearningEnv) in which every gantry has gripped its cube and lifted it
+    40 cm."""
     robot, grip, cube, sim = build(gantry, engine, num_envs=2, max_grip_distance=0.02)
     with sim:
         move(robot, sim, 0.3, 0.2, ABOVE_CUBE)
@@ -139,9 +128,23 @@ def test_a_robot_reset_releases_the_grips_of_the_environments_it_resets(gantry, 
         sim.step(1)
         move(robot, sim, 0.3, 0.2, -0.4)
         np.testing.assert_array_equal(grip.state, [CLOSED, CLOSED])
-        robot.reset([1])
-        np.testing.assert_array_equal(grip.state, [CLOSED, OPEN])
-        assert grip.held_objects() == ["cube", None]
-        move(robot, sim, 0.3, 0.2, -0.4)  # the reset gantry goes back up: a weld left on would lift its cube
-        np.testing.assert_allclose(local_cube(cube, sim)[:, 2], [0.425, 0.025], atol=2e-3)
-        assert welds_of(grip)[1] == 0.0
+        yield robot, grip, cube, sim
+
+
+def test_a_simulation_reset_releases_every_grip(held) -> None:
+    robot, grip, cube, sim = held
+    sim.reset()
+    np.testing.assert_array_equal(grip.state, [OPEN, OPEN])
+    assert grip.held_objects() == [None, None]
+    move(robot, sim, 0.3, 0.2, -0.4)
+    np.testing.assert_allclose(local_cube(cube, sim)[:, 2], [0.025, 0.025], atol=2e-3)
+
+
+def test_a_robot_reset_releases_the_grips_of_the_environments_it_resets(held) -> None:
+    robot, grip, cube, sim = held
+    robot.reset([1])
+    np.testing.assert_array_equal(grip.state, [CLOSED, OPEN])
+    assert grip.held_objects() == ["cube", None]
+    move(robot, sim, 0.3, 0.2, -0.4)  # the reset gantry goes back up: a weld left on would lift its cube
+    np.testing.assert_allclose(local_cube(cube, sim)[:, 2], [0.425, 0.025], atol=2e-3)
+    assert welds_of(grip)[1] == 0.0
