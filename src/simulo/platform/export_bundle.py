@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from simulo._checks import is_real
 from simulo._optional import require
 from simulo.errors import SimuloValueError
 from simulo.platform import bundle_contract as contract
@@ -159,6 +160,7 @@ def _facts(checkpoint: PolicyCheckpoint, actor: Actor, include_source: bool, exp
                                      else checkpoint.path.stem))
     size = checkpoint.path.stat().st_size
     algorithm = checkpoint.meta.get("algorithm")
+    period = payload.get("control_period_s")  # seconds per policy step, when the trainer recorded it
     facts = contract.BundleFacts(
         policy_name=contract.policy_name_token(name),
         model_kind=checkpoint.kind if checkpoint.kind in contract.KINDS else "latest",
@@ -177,16 +179,9 @@ def _facts(checkpoint: PolicyCheckpoint, actor: Actor, include_source: bool, exp
         exported_at=exported_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         includes_source=include_source and size <= contract.MAX_BUNDLE_BYTES // 2,
         opset=ONNX_OPSET,
-        control_period_s=_period(payload.get("control_period_s")),
+        control_period_s=float(period) if is_real(period, 0.0, low_open=True) else None,
     )
     return facts, components
-
-
-def _period(value: Any) -> float | None:
-    """The checkpoint's ``control_period_s`` when it is a finite positive number, else None (unknown)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
-        return float(value)
-    return None
 
 
 def _golden_inputs(actor: Actor, facts: contract.BundleFacts, seed: int) -> dict[str, np.ndarray]:

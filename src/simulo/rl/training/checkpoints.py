@@ -25,7 +25,6 @@ through :class:`simulo.PolicyCheckpoint`).
 
 from __future__ import annotations
 
-import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simulo._checks import is_real
 from simulo.errors import SimuloValueError
 from simulo.rl.training.deps import require_torch
 
@@ -120,9 +120,7 @@ def control_period(env: Any) -> dict[str, float]:
     """``control_period_s``, the simulated seconds per policy step of ``env`` (its ``dt``), for a checkpoint;
     empty when ``env`` has no finite positive ``dt`` (an exported bundle then says ``"unknown"``)."""
     dt = getattr(env, "dt", None)
-    if isinstance(dt, (int, float)) and not isinstance(dt, bool) and math.isfinite(dt) and dt > 0:
-        return {"control_period_s": float(dt)}
-    return {}
+    return {"control_period_s": float(dt)} if is_real(dt, 0.0, low_open=True) else {}
 
 
 def write_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> Path:
