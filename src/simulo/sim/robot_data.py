@@ -381,7 +381,6 @@ class RobotData(StateBuffers):
         self.torque_active = inputs.torques and self._has_torque
         return True
 
-
     def _flush_torques(self) -> None:
         """The flush when joints are torque-driven but no mode can change (no explicit drive, no target changed
         but efforts of joints torque-driven everywhere, or positions of running motors): the drives would pick
