@@ -25,6 +25,10 @@ Goals: contract/raw >= 0.9 at every N; env-steps/s at N = 256 >= 0.8x that at N 
 times N environments over several bounds ``envs_per_world`` (the engine's DEFAULT_ENVS_PER_WORLD is
 chosen with it).
 
+Floor: at N = 1 (``--floor-envs``) a third loop is timed with the other two: the raw loop plus the least a
+contract that checks its input and hands out numpy arrays must add (:func:`floor_block`). ``floor/raw`` bounds
+what ``ratio`` can reach there.
+
 Run::
 
     python benchmarks/robot_throughput.py                  # N = 1, 16, 64, 256; bounds at N = 64
@@ -108,8 +112,12 @@ def contract_run(num_envs: int, bound: int) -> Run:
     return Run(block, lambda: np.array(robot.state.joint_positions), sim.close, np.asarray(sim.env_origins))
 
 
-def raw_run(num_envs: int, bound: int, origins: np.ndarray) -> Run:
-    """The same arms, layout and motor settings, driven with direct PyBullet calls."""
+def raw_run(num_envs: int, bound: int, origins: np.ndarray, floor: bool = False) -> Run:
+    """The same arms, layout and motor settings, driven with direct PyBullet calls.
+
+    With ``floor``, each step also does the least any contract that checks its input and hands out numpy
+    arrays must add to the raw loop (see :func:`floor_block`): the bound on what ``ratio`` can reach.
+    """
     urdf = str(simulo.Asset.from_registry("simulo/robot/pick_arm:v1").urdf_path())
     plane = os.path.join(pybullet_data.getDataPath(), "plane.urdf")
     clients: list[int] = []
@@ -166,7 +174,48 @@ def raw_run(num_envs: int, bound: int, origins: np.ndarray) -> Run:
         for cid in clients:
             p.disconnect(physicsClientId=cid)
 
+    if floor:
+        return Run(floor_block(handles, clients, arm, joints, tcp, (zeros5, forces, gains, ones)), positions, close,
+                   origins)
     return Run(block, positions, close, origins)
+
+
+def floor_block(handles: list[tuple[int, int]], clients: list[int], arm: list[int], joints: list[int], tcp: int,
+                motor: tuple[list[float], ...]) -> Callable[[np.ndarray], None]:
+    """The raw loop's steps plus the least a checking contract adds, in the contract loop's order.
+
+    Per step: a glance at the targets (an ndarray of the block's shape, float, finite and bounded by the sum of
+    its magnitudes, as ``simulo.sim.tensors.fits``) and a write into a target buffer; the joint buffers
+    (positions, velocities and efforts: one engine read fills all three) refreshed in place; the tcp pose as a
+    new (N, 7) array; then the buffered targets sent and the physics stepped. No layers, no modes, no drives,
+    no held-buffer bookkeeping: what is left is the work itself.
+    """
+    zeros5, forces, gains, ones = motor
+    num_envs, width = len(handles), len(arm)
+    pos_t = np.zeros((num_envs, width))
+    q, qd, effort = (np.zeros((num_envs, len(joints))) for _ in range(3))
+    shape = (num_envs, width)
+
+    def block(targets: np.ndarray) -> None:
+        for target in targets:
+            if not (type(target) is np.ndarray and target.shape == shape and target.dtype.kind == "f"
+                    and sum(map(abs, target.ravel().tolist())) <= 1e15):
+                raise ValueError(f"targets must be a float array of shape {shape}")
+            pos_t[:, :] = target
+            for i, (cid, body) in enumerate(handles):
+                pos, vel, _, eff = zip(*p.getJointStates(body, joints, physicsClientId=cid))
+                q[i], qd[i], effort[i] = pos, vel, eff
+            pose = np.array([link[4] + link[5] for link in  # noqa: F841  (the read is the work being measured)
+                             (p.getLinkState(body, tcp, computeForwardKinematics=1, physicsClientId=cid)
+                              for cid, body in handles)])
+            for (cid, body), row in zip(handles, pos_t.tolist()):
+                p.setJointMotorControlArray(body, arm, p.POSITION_CONTROL, targetPositions=row,
+                                            targetVelocities=zeros5, forces=forces, positionGains=gains,
+                                            velocityGains=ones, physicsClientId=cid)
+            for cid in clients:
+                p.stepSimulation(physicsClientId=cid)
+
+    return block
 
 
 @dataclass
@@ -179,7 +228,8 @@ class Result:
         ratio: Median over the blocks of contract/raw, each pair timed back to back.
         fast_ratio: ``contract / raw`` of the fastest blocks.
         spread: (max - min) / median of the per-block ratios: the noise of this measurement.
-        same: Whether both loops end with bit-identical joint positions.
+        same: Whether both loops (and the floor loop, if timed) end with bit-identical joint positions.
+        floor: Median over the blocks of floor/raw (see :func:`floor_block`), None when the floor was not timed.
         blocks: Env-steps/s of every timed block of each loop (``"contract"``, ``"raw"``), in simulated-time
             order: block k of any N covers the same steps of the same motions (see :func:`scaling`).
     """
@@ -193,33 +243,39 @@ class Result:
     spread: float
     same: bool
     blocks: dict[str, list[float]]
+    floor: float | None = None
 
 
-def compare(num_envs: int, bound: int, steps: int, warmup: int, repeats: int) -> Result:
-    """Build both loops, warm them up, then time ``repeats`` blocks of ``steps`` steps each, alternating."""
+def compare(num_envs: int, bound: int, steps: int, warmup: int, repeats: int, floor: bool = False) -> Result:
+    """Build both loops (and with ``floor`` the floor loop), warm them up, then time ``repeats`` blocks of
+    ``steps`` steps each, alternating the order from block to block."""
     contract = contract_run(num_envs, bound)
-    raw = raw_run(num_envs, bound, contract.origins)
+    runs = {"contract": contract, "raw": raw_run(num_envs, bound, contract.origins)}
+    if floor:
+        runs["floor"] = raw_run(num_envs, bound, contract.origins, floor=True)
     try:
         targets = arm_targets(warmup + repeats * steps, num_envs)
-        contract.block(targets[:warmup])
-        raw.block(targets[:warmup])
-        rates: dict[str, list[float]] = {"contract": [], "raw": []}
+        for run in runs.values():
+            run.block(targets[:warmup])
+        rates: dict[str, list[float]] = {name: [] for name in runs}
         for k in range(repeats):
             chunk = targets[warmup + k * steps: warmup + (k + 1) * steps]
-            order = (("contract", contract), ("raw", raw))
+            order = list(runs.items())
             for name, run in order if k % 2 == 0 else order[::-1]:
                 start = time.perf_counter()
                 run.block(chunk)
                 rates[name].append(steps * num_envs / (time.perf_counter() - start))
         ratios = [c / r for c, r in zip(rates["contract"], rates["raw"])]
-        same = bool(np.array_equal(contract.q(), raw.q()))
+        q = contract.q()
+        same = all(np.array_equal(q, run.q()) for run in runs.values())
     finally:
-        contract.close()
-        raw.close()
+        for run in runs.values():
+            run.close()
     ratio = statistics.median(ratios)
     best_c, best_r = max(rates["contract"]), max(rates["raw"])
+    floor_ratio = statistics.median(f / r for f, r in zip(rates["floor"], rates["raw"])) if floor else None
     return Result(num_envs, bound, best_c, best_r, ratio, best_c / best_r, (max(ratios) - min(ratios)) / ratio, same,
-                  rates)
+                  {"contract": rates["contract"], "raw": rates["raw"]}, floor_ratio)
 
 
 def scaling(big: Result, ref: Result, loop: str) -> float:
@@ -272,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="raise the steps per block so a block holds at least this many env-steps")
     parser.add_argument("--warmup", type=int, default=30, help="untimed steps first (default 30)")
     parser.add_argument("--repeats", type=int, default=8, help="timed blocks per loop (default 8)")
+    parser.add_argument("--floor-envs", type=int, nargs="*", default=[1],
+                        help="environment counts at which the floor loop is timed too (default 1)")
     parser.add_argument("--profile", type=int, metavar="N", help="only profile the contract loop at N envs")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
     args = parser.parse_args(argv)
@@ -292,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[Result] = []
     for n in args.envs:
         steps = steps_for(n, args.steps, args.min_env_steps)
-        res = compare(n, args.bound, steps, args.warmup, args.repeats)
+        res = compare(n, args.bound, steps, args.warmup, args.repeats, floor=n in args.floor_envs)
         results.append(res)
         ref = next((r for r in results if r.num_envs == 16), None)
         paired = ref is not None and len(ref.blocks["raw"]) == len(res.blocks["raw"])
@@ -300,6 +358,10 @@ def main(argv: list[str] | None = None) -> int:
         raw_rel = f"{scaling(res, ref, 'raw'):.2f}" if ref is not None and paired else "-"
         print(f"{n:>5} {steps:>6} {res.contract:>11.0f} {res.raw:>9.0f} {res.ratio:>6.3f} {res.fast_ratio:>6.3f} "
               f"{res.spread:>7.1%} {rel:>8} {raw_rel:>10} {'yes' if res.same else 'NO':>5}", flush=True)
+    for res in results:
+        if res.floor is not None:
+            print(f"floor at N={res.num_envs}: floor/raw {res.floor:.3f} (the raw loop plus the least a checking "
+                  f"contract adds; contract/raw {res.ratio:.3f})")
     worst = min(results, key=lambda r: r.ratio)
     print(f"goal contract/raw >= {RATIO_GOAL}: {'met' if worst.ratio >= RATIO_GOAL else 'MISSED'} "
           f"(lowest {worst.ratio:.3f}, at N={worst.num_envs})")

@@ -89,6 +89,9 @@ def test_robot_throughput_quick_prints_both_tables_with_identical_physics() -> N
         assert row[9] == "yes"  # the contract and the raw loop end in bit-identical joint positions
     assert rows[0][7:9] == ["-", "-"] and rows[1][7:9] == ["1.00", "1.00"]  # throughput relative to N = 16
     assert re.search(r"^goal contract/raw >= 0\.9: (met|MISSED) \(lowest [\d.]+, at N=(1|16)\)$", out, re.M)
+    floor = re.search(r"^floor at N=1: floor/raw ([\d.]+) \(.*; contract/raw ([\d.]+)\)$", out, re.M)
+    assert floor is not None and float(floor[1]) > 0 and floor[2] == rows[0][4]  # timed only at N = 1
+    assert "floor at N=16" not in out
     bounds = _table(out, "bound worlds contract/s raw/s ratio fast spread same")
     assert [(r[0], r[1]) for r in bounds] == [("4", "4"), ("16", "1")]  # 16 environments
     assert all(r[7] == "yes" for r in bounds)
