@@ -155,6 +155,15 @@ class ArticulationBatch(Protocol):
         """
         ...
 
+    def apply_efforts(self, effort: np.ndarray) -> None:
+        """Send the last :meth:`apply`'s commands again with new ``effort`` torques (num_envs, J), read where a
+        joint is ``TORQUE``-driven.
+
+        The caller guarantees that nothing but those torques changed since that ``apply`` (the same modes,
+        position and velocity targets, forces and gains), so an engine may send only the torques.
+        """
+        ...
+
     def cancel_gravity(self) -> None:
         """For the coming step only, apply an upward m·g at every link's centre of mass."""
         ...

@@ -391,6 +391,9 @@ class RobotData(StateBuffers):
             index, saturate = self._torque_block
             self.torque[:, index] = saturate(self.eff_t[:, index])
             self.efforts_changed = False
+        if not self.positions_changed:  # nothing but the torques changed since the last apply
+            self.batch.apply_efforts(self.torque)
+            return
         self.batch.apply(self.mode, self.pos_t, self._velocity, self.motor_force, self.motor_pos_gain,
                          self.motor_vel_gain, self.torque)
         self.positions_changed = False

@@ -256,6 +256,9 @@ class MockArticulationBatch:
     def apply_positions(self, position: np.ndarray) -> None:
         self.position[:] = np.where(self.mode == ControlMode.POSITION_MOTOR, position, 0.0)
 
+    def apply_efforts(self, effort: np.ndarray) -> None:
+        self.torque[:] = effort
+
     def cancel_gravity(self) -> None:
         """Gravity is ignored anyway."""
 

@@ -123,9 +123,9 @@ class MuJoCoArticulationBatch:
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
         rows = self._rows
-        if rows is not None:  # one environment: its joint columns, viewed in its data
-            np.copyto(q, rows[0])
-            np.copyto(qd, rows[1])
+        if rows is not None:  # one environment: its joint columns, viewed in its data (plain copies, as
+            q[...] = rows[0]  # np.copyto's, without its argument parsing)
+            qd[...] = rows[1]
         elif self.num_envs == 1:
             qpos, qvel = self._worlds.qpos[0], self._worlds.qvel[0]
             qc, vc = self._q_columns, self._v_columns
@@ -136,7 +136,7 @@ class MuJoCoArticulationBatch:
         else:
             q[:] = np.array(self._worlds.qpos)[:, self._q_columns]
             qd[:] = np.array(self._worlds.qvel)[:, self._v_columns]
-        np.copyto(effort, self.law.effort)
+        effort[...] = self.law.effort
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: EnvIds | None = None) -> None:
@@ -236,6 +236,10 @@ class MuJoCoArticulationBatch:
     def apply_positions(self, position: np.ndarray) -> None:
         """Keep new position targets; every other command stays as the last :meth:`apply` set it."""
         self.law.set_positions(position)
+
+    def apply_efforts(self, effort: np.ndarray) -> None:
+        """Keep new torques of the ``TORQUE`` joints; every other command stays as the last :meth:`apply` set it."""
+        self.law.set_torques(effort)
 
     def cancel_gravity(self) -> None:
         """For the coming step, push every link up with m·g at its centre of mass."""

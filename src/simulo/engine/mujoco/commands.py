@@ -198,6 +198,16 @@ class MotorLaw:
         if self._any_motor:
             np.copyto(self.position, position)
 
+    def set_torques(self, torque: np.ndarray) -> None:
+        """Keep new torques of the ``TORQUE`` joints (the modes and every other command unchanged since :meth:`set`;
+        the same writes as its torque part)."""
+        if self._all_on:
+            self.torque[...] = torque  # (a plain copy, as np.copyto's, without its argument parsing)
+        elif self._any_on:
+            np.copyto(self.torque, torque, where=self._torque_on)
+        if self._any_motor:
+            self._effort[...] = self.torque
+
     @property
     def motor_envs(self) -> np.ndarray:
         """Whether each environment's efforts depend on its current state (a motor runs), (num_envs,)."""

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import mujoco
@@ -43,6 +44,10 @@ MAX_ENVS_PER_WORLD = 4096
 THREADS_VARIABLE = "SIMULO_MUJOCO_THREADS"
 
 
+#: One torque write of a step: ``target[index] = torque`` (see ``_StepPlan.pushes``).
+_Write = tuple[np.ndarray, slice | np.ndarray | EllipsisType, np.ndarray]
+
+
 class _StepPlan(NamedTuple):
     """What one step does besides ``mj_step``, decided once for all of its environments, and what it steps."""
 
@@ -54,13 +59,23 @@ class _StepPlan(NamedTuple):
     limited: list[MuJoCoArticulationBatch]  # robots with joint velocity limits
     wrenching: list[MuJoCoArticulationBatch]  # robots whose joint wrenches are read
     motors: list[bool]  # whether a motor runs in each environment (its step is split around the motor law)
-    #: per environment without a motor, its torque writes: (its qfrc_applied, the DOF columns, a law's torque row)
-    pushes: list[list[tuple[np.ndarray, slice | np.ndarray, np.ndarray]]]
+    #: per environment without a motor, its torque writes ``target[index] = torque``: its qfrc_applied, or a view
+    #: of it at a law's DOF columns when they are consecutive; the columns, or ``...`` for a view; a law's torque row
+    pushes: list[list[_Write]]
     clear_forces: bool  # whether any xfrc_applied was written (or a held prop's will be)
-    #: with one stepping thread, nothing but torques and passive joints, nothing held, limited or sensed, and
-    #: nothing pushed: per environment its index, data, qfrc_applied and torque writes (the whole step; the
-    #: model is looked up in ``models`` each step, since a per-environment edit gives an environment its own)
-    plain: list[tuple[int, mujoco.MjData, np.ndarray, list[tuple[np.ndarray, slice | np.ndarray, np.ndarray]]]] | None
+
+
+#: The plain loop: with one stepping thread, nothing but torques and passive joints, nothing held, limited or
+#: sensed, and nothing pushed, per environment its index, data and torque writes are the whole step (the model is
+#: looked up in ``Worlds.models`` each step, since a per-environment edit gives an environment its own). The
+#: torques stay in ``qfrc_applied`` after the step: the next one writes the same columns again.
+_Plain = list[tuple[int, mujoco.MjData, list[_Write]]]
+
+
+def _write(target: np.ndarray, columns: slice | np.ndarray, torque: np.ndarray) -> _Write:
+    """The write ``target[columns] = torque``, through a view of ``target`` when ``columns`` is a slice (a write
+    into a whole view skips the slice's indexing)."""
+    return (target[columns], ..., torque) if isinstance(columns, slice) else (target, columns, torque)
 
 
 def _threads_from_environment() -> int:
@@ -108,7 +123,8 @@ class MuJoCoEngine:
         self._labels: tuple[int, np.ndarray] | None = None  # (id of the model they were computed for, labels)
         self._welds = 0  # welds made (each one's equality needs a unique name)
         self._pool = ThreadPoolExecutor(threads) if threads > 1 and len(self._chunks) > 1 else None
-        self._plan_at: tuple[int, _StepPlan] | None = None  # (Worlds.revision it was made at, the step plan)
+        #: (Worlds.revision it was made at, the step plan, the plain loop or None)
+        self._plan_at: tuple[int, _StepPlan, _Plain | None] | None = None
         self._closed = False
 
     @property
@@ -244,16 +260,17 @@ class MuJoCoEngine:
                     motors |= a.law.motor_envs
             laws = [a.law for a in arts if a.law.active_envs]
             qfrc = w.qfrc
-            pushes = [[] if motors[i] else [(qfrc[i], law.dof_columns, law.torque[i]) for law in laws
+            for forces in qfrc:  # a plain loop leaves its last torques there
+                forces.fill(0.0)
+            pushes = [[] if motors[i] else [_write(qfrc[i], law.dof_columns, law.torque[i]) for law in laws
                                             if law.active[i]] for i in range(self.num_envs)]
             holding = [r for r in self._rigids if r.any_disabled]
             limited = [a for a in arts if a.velocity_limited]
             wrenching = [a for a in arts if a.wrenches is not None]
             simple = self._pool is None and not (holding or limited or wrenching or motors.any())
-            plain = list(zip(range(self.num_envs), w.datas, qfrc, pushes)) if simple else None
             plan = _StepPlan(w.models, w.datas, qfrc, w.xfrc, holding, limited, wrenching, motors.tolist(), pushes,
-                             bool(holding), plain)
-            self._plan_at = (w.revision, plan)
+                             bool(holding))
+            self._plan_at = (w.revision, plan, list(zip(range(self.num_envs), w.datas, pushes)) if simple else None)
         plan = self._plan_at[1]
         return plan._replace(clear_forces=True) if w.pushed and not plan.clear_forces else plan
 
@@ -273,8 +290,8 @@ class MuJoCoEngine:
                 mujoco.mj_step2(m, d)
                 driven = True
             else:  # only torques drive (if anything): written without a drive call
-                for target, columns, torque in pushes[i]:
-                    target[columns] = torque
+                for target, index, torque in pushes[i]:
+                    target[index] = torque
                 driven = bool(pushes[i])
                 step(m, d)
             if wrenching:  # the step's interaction forces, on the state the step started from
@@ -291,22 +308,23 @@ class MuJoCoEngine:
     def step(self) -> None:
         """Advance every environment by one time step (the scene is final from now on)."""
         w = self._worlds
+        kept = self._plan_at
+        if kept is not None and kept[0] == w.revision and kept[2] is not None and not w.pushed:
+            step, models = mujoco.mj_step, w.models  # the plain loop (the scene is final since the plan was made)
+            for i, d, writes in kept[2]:
+                for target, index, torque in writes:
+                    target[index] = torque
+                step(models[i], d)
+            w.fresh[:] = w.stale
+            return
         w.finalize()
         plan = self._plan()
-        if plan.plain is not None and not w.pushed:
-            step, models = mujoco.mj_step, plan.models
-            for i, d, qfrc, pushes in plan.plain:
-                for target, columns, torque in pushes:
-                    target[columns] = torque
-                step(models[i], d)
-                if pushes:
-                    qfrc.fill(0.0)
-        elif self._pool is None:
+        if self._pool is None:
             self._step_envs(plan, range(self.num_envs))
         else:
             list(self._pool.map(partial(self._step_envs, plan), self._chunks))
         w.pushed = False
-        w.fresh.fill(0)
+        w.fresh[:] = w.stale
 
     def close(self) -> None:
         """Release the stepping threads and the data; a second call does nothing."""

@@ -65,7 +65,9 @@ class Worlds:
         self._edits: list[tuple[list[int] | None, AllEdit | EnvEdit]] | None = []
         #: how far each environment's kinematics are up to date with its state: 0 (stale, after a step or a
         #: write), :data:`POSED` (body poses), :data:`CURRENT` (poses, centre-of-mass quantities, velocities)
-        self.fresh = np.zeros(num_envs, dtype=np.int8)
+        #: (a list: a step marks every environment stale with ``fresh[:] = stale``, cheaper than a numpy fill)
+        self.fresh = [0] * num_envs
+        self.stale = [0] * num_envs
         #: whether any ``xfrc_applied`` was written since the last step (a step clears them all then)
         self.pushed = False
         #: bumped whenever what a step does besides ``mj_step`` may change (see ``MuJoCoEngine``'s step plan)
@@ -158,7 +160,7 @@ class Worlds:
                 self.edit_all(fn)  # type: ignore[arg-type]
             else:
                 self.edit_envs(env_ids, fn)  # type: ignore[arg-type]
-        self.fresh.fill(0)
+        self.fresh[:] = self.stale
 
     def _carry_state(self, old: mujoco.MjModel, old_datas: Sequence[mujoco.MjData]) -> None:
         """Copy joint positions and velocities and mocap poses, matched by name, into the new data."""

@@ -90,6 +90,13 @@ class JointCommander:
         velocity motors keep their commands in PyBullet, and no joint is torque-driven)."""
         self._send_positions(position)
 
+    def apply_efforts(self, effort: np.ndarray) -> None:
+        """Send the last :meth:`apply`'s torques again with new values (nothing else changed since: PyBullet's
+        motors keep their commands, a torque acts for one step)."""
+        for index, joints, handles in self._plan[_TORQUE]:
+            for (w, b), tq in zip(handles, effort[index].tolist()):
+                w.joint_torques(b, joints, tq)
+
     def _send_positions(self, position: np.ndarray) -> None:
         """Send the position motors of the current plan with the targets ``position``."""
         views = self._position_views
