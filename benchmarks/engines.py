@@ -20,10 +20,10 @@ included; ``gain``: the median over block rounds of its speed over the 1-thread 
 
 ``--breakdown`` prints instead where a step's time goes at N = 1 (``time.perf_counter``; of ``--repeats``
 rounds, each loop's fastest; each part less what its timers add, measured on a call that does nothing): the
-contract's step split into the engine's command intake (``apply``, ``apply_positions``), its step around the
-physics, the physics (``mj_step``, or ``mj_step1``/``mj_step2`` and the motor law between), its state reads
-(``read_joints``, ``read_base``, ``read_bodies``), and the rest (the simulation layer and this loop's own PD
-law); the raw loop split into the physics and the rest.
+contract's step split into the engine's command intake (``apply``, ``apply_positions``, ``apply_efforts``), its
+step around the physics, the physics (``mj_step``, or ``mj_step1``/``mj_step2`` and the motor law between), its
+state reads (``read_joints``, ``read_base``, ``read_bodies``), and the rest (the simulation layer and this loop's
+own PD law); the raw loop split into the physics and the rest.
 
 Run::
 
@@ -282,7 +282,7 @@ def breakdown(name: str, steps: int, warmup: int, rounds: int = 5) -> dict[str, 
         contract.run(warmup)
         raw.run(warmup)
         batch, engine = contract.robot.data.batch, contract.sim._engine  # the very engine
-        for method in ("apply", "apply_positions"):
+        for method in ("apply", "apply_positions", "apply_efforts"):
             timers.wrap(batch, method, "apply")
         for method in ("read_joints", "read_base", "read_bodies"):
             timers.wrap(batch, method, "reads")

@@ -18,7 +18,8 @@ from simulo.engine.base import EnvIds, JointInfo, RigidBatch
 from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.commands import MotorLaw, columns
 from simulo.engine.mujoco.dynamics import Dynamics
-from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back, set_restitution
+from simulo.engine.mujoco.edits import ArticulationEdits
+from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back
 from simulo.engine.mujoco.spec import ModelLayout
 from simulo.engine.mujoco.worlds import Worlds
 from simulo.errors import SimuloValueError
@@ -33,7 +34,13 @@ def _ids(model: mujoco.MjModel, kind: mujoco.mjtObj, names: Sequence[str]) -> np
     return ids
 
 
-class MuJoCoArticulationBatch:
+def _row_reader(row: np.ndarray, cols: slice | np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """How :meth:`MuJoCoArticulationBatch.read_joints` reads joint columns ``cols`` of a data's ``row``: through a
+    view at consecutive columns (and None), else by a gather of the columns from the row."""
+    return (row[cols], None) if isinstance(cols, slice) else (row, cols)
+
+
+class MuJoCoArticulationBatch(ArticulationEdits):
     """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
 
     Args:
@@ -64,9 +71,10 @@ class MuJoCoArticulationBatch:
         self.dofs = model.jnt_dofadr[jids].astype(np.int64)
         self.qadr = model.jnt_qposadr[jids].astype(np.int64)
         self._q_columns, self._v_columns = columns(self.qadr), columns(self.dofs)
-        #: with one environment, consecutive columns and the scene final: its joint positions and velocities
-        #: as views into its data (see :meth:`read_joints`)
-        self._rows: tuple[np.ndarray, np.ndarray] | None = None
+        #: with one environment and the scene final, its joint positions and velocities read from its data (see
+        #: :meth:`read_joints`): per array a view at the consecutive columns and None, or the whole row and the
+        #: scattered columns
+        self._rows: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray | None] | None = None
         self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
         root = int(self.body_ids[0])
         self.mocap = int(model.body_mocapid[root])
@@ -123,14 +131,21 @@ class MuJoCoArticulationBatch:
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
         """Write joint positions, velocities and motor efforts of every copy into the arrays in place."""
         rows = self._rows
-        if rows is not None:  # one environment: its joint columns, viewed in its data (plain copies, as
-            q[...] = rows[0]  # np.copyto's, without its argument parsing)
-            qd[...] = rows[1]
+        if rows is not None:  # one environment: a copy of the view (by assignment: np.copyto's copy without its
+            positions, q_index, velocities, v_index = rows  # argument parsing), or a gather from the row
+            if q_index is None:
+                q[...] = positions
+            else:
+                q[0] = positions[q_index]
+            if v_index is None:
+                qd[...] = velocities
+            else:
+                qd[0] = velocities[v_index]
         elif self.num_envs == 1:
             qpos, qvel = self._worlds.qpos[0], self._worlds.qvel[0]
             qc, vc = self._q_columns, self._v_columns
-            if self._worlds.final and isinstance(qc, slice) and isinstance(vc, slice):
-                self._rows = (qpos[qc], qvel[vc])  # views that hold from now on: the data are final
+            if self._worlds.final:  # views that hold from now on: the data are final
+                self._rows = (*_row_reader(qpos, qc), *_row_reader(qvel, vc))
             q[0] = qpos[qc]  # (scattered columns, as the humanoid's: a row read costs less than a gather)
             qd[0] = qvel[vc]
         else:
@@ -261,82 +276,7 @@ class MuJoCoArticulationBatch:
         """Joint efforts (num_envs, J) that hold the robot still against gravity at ``q``."""
         return self.dynamics.gravity_torques(self._worlds.models, self._worlds.datas, q)
 
-    # -- model edits -----------------------------------------------------------------------------------
-    def scale_masses(self, factor: float) -> None:
-        """Multiply every link mass (and inertia) by ``factor``; at 0 the joints keep a tiny armature so the
-        mass matrix stays invertible."""
-        bids, dofs = self.body_ids, self.dofs
-
-        def edit(m: mujoco.MjModel) -> None:
-            m.body_mass[bids] *= factor
-            m.body_inertia[bids] *= factor
-            if factor == 0.0:
-                m.dof_armature[dofs] = np.maximum(m.dof_armature[dofs], 1e-6)
-        self._worlds.edit_all(edit)
-
-    def set_joint_properties(self, joint: int, *, damping: float | None = None, max_velocity: float | None = None,
-                             limits: tuple[float, float] | None = None) -> None:
-        """Override damping, velocity limit (enforced by clipping after each step) and position limits."""
-        dof = int(self.dofs[joint])
-        jid = int(self._worlds.template.dof_jntid[dof])  # type: ignore[union-attr]
-
-        def edit(m: mujoco.MjModel) -> None:
-            if damping is not None:
-                m.dof_damping[dof] = damping
-            if limits is not None:
-                m.jnt_range[jid] = limits
-                m.jnt_limited[jid] = limits[0] <= limits[1]
-        self._worlds.edit_all(edit)
-        if max_velocity is not None:
-            self._max_velocity[joint] = max_velocity
-            self._velocity_limited = bool(np.isfinite(self._max_velocity).any())
-            self._worlds.revision += 1
-
-    def set_body_friction(self, body: int, friction: float) -> None:
-        """Set the sliding friction of body ``body``'s shapes in every copy."""
-        geoms = self.body_geoms[body]
-        self._worlds.edit_all(lambda m: m.geom_friction.__setitem__((geoms, 0), friction))
-
-    def link_masses(self) -> np.ndarray:
-        """Mass of every body of every copy (num_envs, B) in kg."""
-        return np.array([m.body_mass[self.body_ids] for m in self._worlds.models])
-
-    def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
-        """Set the body masses (len(env_ids), B); inertias scale with them (the shapes keep their density)."""
-        values, bids = np.array(masses, dtype=float), self.body_ids
-
-        def edit(m: mujoco.MjModel, k: int) -> None:
-            old = m.body_mass[bids]
-            ratio = np.divide(values[k], old, out=np.ones_like(old), where=old > 0)
-            m.body_inertia[bids] *= ratio[:, None]
-            m.body_mass[bids] = values[k]
-        self._worlds.edit_envs(env_ids, edit)
-
-    def set_link_surface(self, env_ids: EnvIds, friction: np.ndarray | None,
-                         restitution: np.ndarray | None) -> None:
-        """Set each body's friction and/or restitution (len(env_ids), B) on all of its shapes."""
-        fr = None if friction is None else np.array(friction, dtype=float)
-        rs = None if restitution is None else np.array(restitution, dtype=float)
-        body_geoms = self.body_geoms
-
-        def edit(m: mujoco.MjModel, k: int) -> None:
-            for b, geoms in enumerate(body_geoms):
-                if fr is not None:
-                    m.geom_friction[geoms, 0] = fr[k, b]
-                if rs is not None:
-                    set_restitution(m, geoms, float(rs[k, b]))
-        self._worlds.edit_envs(env_ids, edit)
-
-    def set_link_centers_of_mass(self, env_ids: EnvIds, offsets: np.ndarray) -> None:
-        """Move each body's centre of mass to ``offsets`` (len(env_ids), B, 3) in its body frame."""
-        values, bids = np.array(offsets, dtype=float), self.body_ids
-        self._worlds.edit_envs(env_ids, lambda m, k: m.body_ipos.__setitem__(bids, values[k]))
-
-    def set_joint_armature(self, env_ids: EnvIds, armature: np.ndarray) -> None:
-        """Set each joint's armature (len(env_ids), J)."""
-        values, dofs = np.array(armature, dtype=float), self.dofs
-        self._worlds.edit_envs(env_ids, lambda m, k: m.dof_armature.__setitem__(dofs, values[k]))
-
+    # -- pushes, gears and contacts (the model edits come from ArticulationEdits) ------------------------
     def apply_link_forces(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
         """For the coming step, push each body at its centre of mass (world-frame forces and torques)."""
         self._worlds.pushed = True
@@ -344,15 +284,6 @@ class MuJoCoArticulationBatch:
             xfrc = self._worlds.xfrc[i]
             xfrc[self.body_ids, :3] += forces[k]
             xfrc[self.body_ids, 3:] += torques[k]
-
-    def disable_collisions(self) -> None:
-        """Make every copy collide with nothing."""
-        geoms = self.geoms
-
-        def edit(m: mujoco.MjModel) -> None:
-            m.geom_contype[geoms] = 0
-            m.geom_conaffinity[geoms] = 0
-        self._worlds.edit_all(edit)
 
     def add_gear(self, joint_a: int, joint_b: int, ratio: float, erp: float, max_force: float) -> None:
         """Couple two joint columns in every copy with a joint equality constraint (``max_force`` unused:
