@@ -1,0 +1,62 @@
+"""A flush of new effort targets alone sends only the torques (``apply_efforts``), beside a position motor that
+runs in every environment, and moves the robot as full flushes do; new position targets as well take ``apply``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import simulo
+
+
+def _record(batch: Any) -> list[str]:
+    """Record which engine-batch call each flush makes."""
+    calls: list[str] = []
+
+    def recorder(name: str) -> Any:
+        call = getattr(batch, name)
+
+        def recording(*arrays: np.ndarray) -> None:
+            calls.append(name)
+            call(*arrays)
+        return recording
+    for name in ("apply", "apply_positions", "apply_efforts"):
+        setattr(batch, name, recorder(name))
+    return calls
+
+
+def _run(engine: str, full: bool) -> tuple[bytes, list[str]]:
+    """40 steps of the cartpole: its cart on a position motor, its pole on efforts (new ones every step, new cart
+    targets every tenth step); ``full`` makes every flush take the drives' path."""
+    scene = simulo.Scene(num_envs=2)
+    robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
+    scene.add(robot, at="/World/Cartpole")
+    with simulo.Simulation(scene, engine=engine) as sim:
+        robot.set_joint_position_target(np.full((2, 1), 0.1), joint_ids=[0])
+        robot.set_joint_effort_target(np.zeros((2, 1)), joint_ids=[1])
+        sim.step()  # a full flush: the cart's motor and the pole's torque now run in both environments
+        calls = _record(robot.data.batch)
+        for k in range(40):
+            robot.set_joint_effort_target(np.array([[2.0 * np.sin(0.2 * k)], [-1.0 + 0.05 * k]]), joint_ids=[1])
+            if k % 10 == 5:
+                robot.set_joint_position_target(np.array([[0.1 + 0.01 * k], [-0.2]]), joint_ids=[0])
+            if full:
+                robot.data.commands_changed = True
+            sim.step()
+        state = robot.state
+        arrays = [np.asarray(a) for a in (state.joint_positions, state.joint_velocities, state.joint_efforts)]
+        assert abs(arrays[0][0, 0] - 0.1) > 0.01 and abs(arrays[0][1, 1]) > 1e-3  # the cart and the pole moved
+        return b"".join(a.tobytes() for a in arrays), calls
+
+
+@pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
+def test_new_efforts_alone_send_only_torques_and_act_as_full_flushes_do(engine: str) -> None:
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    state, calls = _run(engine, full=False)
+    full_state, full_calls = _run(engine, full=True)
+    assert calls == ["apply" if k % 10 == 5 else "apply_efforts" for k in range(40)]
+    assert full_calls == ["apply"] * 40
+    assert state == full_state
