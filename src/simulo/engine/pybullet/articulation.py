@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-from simulo.authoring.urdf_xml import parse
 from simulo.engine.base import EnvIds, JointInfo, RigidBatch
 from simulo.engine.pybullet.commands import JointCommander
 from simulo.engine.pybullet.dynamics import ArticulationDynamics
@@ -29,6 +28,8 @@ from simulo.errors import AssetError, SimuloValueError
 
 def document_order(path: Path) -> tuple[list[str], list[str]] | None:
     """Link names and joint names of a URDF file, each in document order (``None`` if it cannot be read)."""
+    from simulo.authoring.urdf_xml import parse  # noqa: PLC0415 (the XML parser loads only for a file to read)
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -51,6 +52,8 @@ def file_inertias(path: Path) -> dict[str, tuple[float, float, float]]:
     whose file gives no usable inertia (zero, negative, or moments that break the triangle inequality) keeps
     PyBullet's value.
     """
+    from simulo.authoring.urdf_xml import parse  # noqa: PLC0415 (the XML parser loads only for a file to read)
+
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
