@@ -157,3 +157,45 @@ def test_a_mutable_dataclass_matches_the_standard_librarys_plain_one() -> None:
     a.size = 3.0
     assert a == ours("a", 3.0, color="red") and a != ours("a", 2.0, color="red")
     assert ours.__hash__ is None and theirs.__hash__ is None
+
+
+def _fresh_body() -> dict[str, Any]:
+    """BODY with its own Field objects (the standard library fills in the ones it is given)."""
+    return {**BODY, "tags": field(default_factory=list), "color": field(default=None, kw_only=True),
+            "note": field(default="", repr=False, compare=False), "cache": field(default=0, init=False)}
+
+
+def _described(cls: type) -> list[tuple[Any, ...]]:
+    return [(f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare, dict(f.metadata),
+             f.kw_only) for f in dataclasses.fields(cls)]
+
+
+def test_the_fields_and_class_attributes_are_the_standard_librarys() -> None:
+    ours = frozen_dataclass(type("Shape", (), _fresh_body()))
+    theirs = dataclasses.dataclass(frozen=True)(type("Shape", (), _fresh_body()))
+    assert _described(ours) == _described(theirs)
+    assert ours.__match_args__ == theirs.__match_args__ == ("name", "size", "tags", "note")  # type: ignore[attr-defined]
+    for name in ("size", "tags", "color", "note", "cache"):  # defaults as class attributes, no Field left
+        assert getattr(ours, name, "absent") == getattr(theirs, name, "absent")
+
+    child_body = {"__annotations__": {"size": "float", "extra": "int"}, "size": 5.0, "extra": field(default=3)}
+    child = frozen_dataclass(type("Child", (ours,), dict(child_body)))
+    reference = dataclasses.dataclass(frozen=True)(type("Child", (theirs,), dict(child_body, extra=field(default=3))))
+    assert _described(child) == _described(reference)  # a base's field keeps its place, with the new default
+    assert child("a").size == 5.0 and dataclasses.replace(child("a"), extra=4).extra == 4
+
+
+def test_a_bad_default_is_refused_as_the_standard_library_refuses_it() -> None:
+    with pytest.raises(ValueError, match="mutable default <class 'list'> for field tags is not allowed"):
+        frozen_dataclass(type("Bad", (), {"__annotations__": {"tags": "list[str]"}, "tags": []}))
+    with pytest.raises(TypeError, match="'extra' is a field but has no type annotation"):
+        frozen_dataclass(type("Bad", (), {"__annotations__": {}, "extra": field(default=1)}))
+
+
+def test_kw_only_markers_and_string_pseudo_fields_take_the_standard_librarys_path() -> None:
+    body = {"__annotations__": {"a": "int", "_": "dataclasses.KW_ONLY", "b": "int"}, "b": 2}
+    ours = frozen_dataclass(type("Marked", (), dict(body)))
+    assert [f.kw_only for f in dataclasses.fields(ours)] == [False, True]
+    assert str(inspect.signature(ours)) == "(a: 'int', *, b: 'int' = 2) -> None"
+    with pytest.raises(TypeError, match="InitVar and ClassVar fields are not supported"):
+        frozen_dataclass(type("Bad", (), {"__annotations__": {"x": "ClassVar[int]"}, "x": 1}))

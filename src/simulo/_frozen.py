@@ -3,9 +3,13 @@
 ``dataclasses.dataclass(frozen=True)`` writes the source text of six methods for every class (``__init__``,
 ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``) and compiles each one with ``exec``
 (about 1 ms a class on the 2-core dev machine, two thirds of what ``simulo pick-place`` spends importing
-simulo's own modules). :func:`frozen_dataclass` lets the standard library collect the fields, so
-``dataclasses.fields``, ``replace``, ``asdict``, ``astuple`` and ``is_dataclass`` work as before, and gives
-the class those six methods from definitions written once here, which read the class's fields when called.
+simulo's own modules). :func:`frozen_dataclass` collects the fields as the standard library does, into the
+standard library's ``Field`` objects, so ``dataclasses.fields``, ``replace``, ``asdict``, ``astuple`` and
+``is_dataclass`` work as before, and gives the class those six methods from definitions written once here,
+which read the class's fields when called. The fields are collected here for plain annotations (a third of
+the standard library's time, which mostly goes to matching every string annotation against ``ClassVar``,
+``InitVar`` and ``KW_ONLY``); a class whose annotations name one of those, or that has ``__slots__``, is
+handed to the standard library's own collection.
 
 The methods behave as the standard library's: field order, defaults and ``default_factory``, ``kw_only`` and
 ``init=False`` fields, ``__post_init__``, ``repr=False``/``compare=False``/``hash=`` per field, equality only
@@ -22,17 +26,31 @@ assignable). ``inspect.signature`` of the class gives the same parameters. What 
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import inspect
 import operator
 import reprlib
+import types
 from collections.abc import Callable
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 _T = TypeVar("_T")
 _MISSING: Any = dataclasses.MISSING
 _EMPTY = inspect.Parameter.empty
 _FACTORY: Any = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", _EMPTY)  # shown as <factory>, as the standard library does
+_PSEUDO_WORDS = ("ClassVar", "InitVar", "KW_ONLY")
+
+
+@dataclasses.dataclass(init=False, repr=False, eq=False)
+class _Collected:
+    """What ``dataclasses.dataclass(cls, init=False, repr=False, eq=False)`` leaves on a class, made once."""
+
+    field: int
+
+
+_PARAMS = _Collected.__dataclass_params__  # type: ignore[attr-defined]
+_FIELD_MARK = _Collected.__dataclass_fields__["field"]._field_type  # type: ignore[attr-defined]
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
@@ -80,14 +98,75 @@ def mutable_dataclass(cls: type[_T]) -> type[_T]:
 
 
 def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
-    """Let the standard library collect the fields (no methods written, so no ``exec``); refuse pseudo-fields."""
-    dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+    """Collect the fields as the standard library does (no methods written, so no ``exec``); refuse pseudo-fields."""
+    annotations = inspect.get_annotations(cls)  # the class's own, as the standard library reads them
+    if "__slots__" in cls.__dict__ or not all(map(_plain, annotations.values())) or any(
+            getattr(getattr(base, "__dataclass_params__", None), "frozen", False) for base in cls.__mro__[1:]):
+        dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+    else:
+        _collect(cls, annotations)
     fields = dataclasses.fields(cls)
     declared = cls.__dict__["__dataclass_fields__"]
     if len(declared) != len(fields):
         pseudo = sorted(set(declared) - {f.name for f in fields})
         raise TypeError(f"dataclass {cls.__name__}: InitVar and ClassVar fields are not supported, got {pseudo}")
     return fields
+
+
+def _plain(annotation: Any) -> bool:
+    """Whether an annotation surely declares a plain field (not a ``ClassVar``, ``InitVar`` or ``KW_ONLY``)."""
+    if isinstance(annotation, str):
+        return not any(word in annotation for word in _PSEUDO_WORDS)
+    return not (annotation is dataclasses.KW_ONLY or annotation is dataclasses.InitVar or annotation is ClassVar
+                or isinstance(annotation, dataclasses.InitVar) or getattr(annotation, "__origin__", None) is ClassVar)
+
+
+def _collect(cls: type, annotations: dict[str, Any]) -> None:
+    """What ``dataclasses.dataclass(cls, init=False, repr=False, eq=False)`` does to a class of plain fields.
+
+    The fields of dataclass bases (in reverse method resolution order), then the class's own, each a
+    ``dataclasses.Field`` named, typed and marked as the standard library marks a field; defaults replace
+    ``field()`` class attributes; ``__dataclass_fields__``, ``__dataclass_params__`` and ``__match_args__`` set.
+
+    Raises:
+        ValueError: A default is a mutable (unhashable) value.
+        TypeError: A ``field()`` class attribute has no annotation.
+    """
+    fields: dict[str, dataclasses.Field[Any]] = {}
+    for base in cls.__mro__[-1:0:-1]:
+        inherited = getattr(base, "__dataclass_fields__", None)
+        if inherited is not None:
+            fields.update((f.name, f) for f in inherited.values())
+    own = []
+    for name, annotation in annotations.items():
+        default = getattr(cls, name, _MISSING)
+        if isinstance(default, dataclasses.Field):
+            made = default
+        else:  # a slot inherited from a base is no default, as for the standard library
+            made = dataclasses.field(default=_MISSING if isinstance(default, types.MemberDescriptorType) else default)
+        made.name, made.type = name, annotation
+        made._field_type = _FIELD_MARK  # type: ignore[attr-defined]
+        if made.kw_only is _MISSING:
+            made.kw_only = False
+        if made.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(made.default)} for field {name} is not allowed: use "
+                             "default_factory")
+        own.append(made)
+    for made in own:
+        fields[made.name] = made
+        if isinstance(getattr(cls, made.name, None), dataclasses.Field):
+            if made.default is _MISSING:
+                delattr(cls, made.name)
+            else:
+                setattr(cls, made.name, made.default)
+    for name, value in cls.__dict__.items():
+        if isinstance(value, dataclasses.Field) and name not in annotations:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
+    setattr(cls, "__dataclass_fields__", fields)  # noqa: B010 (the names the standard library reads)
+    setattr(cls, "__dataclass_params__", _PARAMS)  # noqa: B010
+    if "__match_args__" not in cls.__dict__:
+        setattr(cls, "__match_args__", tuple(f.name for f in fields.values() if f.init and not f.kw_only))  # noqa: B010
+    abc.update_abstractmethods(cls)
 
 
 def _document(cls: type, documented: bool) -> None:

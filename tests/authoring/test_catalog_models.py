@@ -174,3 +174,14 @@ def test_pick_and_place_gantry_moves_its_axes() -> None:
         sim.step(480)
         q = np.asarray(robot.state.joint_positions)[0]
         assert q == pytest.approx([0.3, -0.2, -0.4], abs=0.03)
+
+
+def test_every_catalog_reference_parses_as_its_grammar_says() -> None:
+    from simulo.authoring.catalog import registry
+
+    for ref in catalog.available():  # parse_ref splits these without the regex: the same parts
+        match = re.match(registry._REF, ref)
+        assert match is not None
+        assert registry.parse_ref(ref) == registry.AssetRef(ref, match["publisher"], match["kind"], match["name"],
+                                                            int(match["version"]))
+    assert registry.parse_ref(" simulo/robot/pick_arm:v1\t").text == "simulo/robot/pick_arm:v1"

@@ -112,3 +112,27 @@ def test_a_folder_others_can_write_is_not_used(cache: Path, tmp_path: Path, monk
     simulo.Asset.from_urdf_file(path).model
     simulo.Asset.from_urdf_file(path).model
     assert len(calls) == 2 and list(cache.iterdir()) == []
+
+
+def test_a_file_checked_in_this_process_gives_its_model_while_its_text_is_unchanged(cache: Path,
+                                                                                     tmp_path: Path) -> None:
+    path = tmp_path / "arm.urdf"
+    path.write_text(ARM_TEXT, encoding="utf-8")
+    model = simulo.Asset.from_urdf_file(path).model
+    assert checked_urdf.checked_model(path.resolve()) is model
+    assert checked_urdf.checked_model(tmp_path / "other.urdf") is None  # never checked
+    path.write_text(ARM_TEXT.replace('name="pick_arm"', 'name="renamed_arm"'), encoding="utf-8")
+    assert checked_urdf.checked_model(path.resolve()) is None  # the file no longer holds the checked text
+    path.unlink()
+    assert checked_urdf.checked_model(path.resolve()) is None
+
+
+def test_only_the_latest_checked_files_are_kept(cache: Path, tmp_path: Path) -> None:
+    paths = []
+    for k in range(checked_urdf._KEPT + 1):
+        paths.append(tmp_path / f"arm{k}.urdf")
+        paths[-1].write_text(ARM_TEXT, encoding="utf-8")
+        simulo.Asset.from_urdf_file(paths[-1]).model
+    assert len(checked_urdf._SEEN) <= checked_urdf._KEPT
+    assert checked_urdf.checked_model(paths[0].resolve()) is None
+    assert checked_urdf.checked_model(paths[-1].resolve()) is not None

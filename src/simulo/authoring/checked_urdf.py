@@ -9,6 +9,9 @@ environment). It is stored with the whole text, and with the size and modificati
 the very same code; anything else checks the text again (and stores the new summary). Only passes are stored,
 so a document with problems always raises its full :class:`~simulo.errors.UrdfError`.
 
+The models checked in this process are also kept, a few dozen at most, so that an engine loading one of those
+files can have its link and joint order without parsing the document again (:func:`checked_model`).
+
 Summaries are plain tuples written with :mod:`marshal` into a per-user folder (``<tmp>/simulo-checked-<uid>``,
 mode 0700), atomically. A folder that another user owns, or that others may write to, is never read or
 written; nor is anything when no temporary folder exists. A stored file that cannot be read or decoded counts
@@ -28,6 +31,8 @@ from simulo.authoring.urdf_model import JointLimits, UrdfJoint, UrdfMesh, UrdfMo
 _FORMAT = 1
 _CLASSES: dict[str, type] = {cls.__name__: cls for cls in (UrdfModel, UrdfJoint, JointLimits, UrdfMesh)}
 _AUTHORING = Path(__file__).parent
+_KEPT = 64  # models of this process's files kept for checked_model
+_SEEN: dict[str, tuple[str, UrdfModel]] = {}  # str(path) -> (the text checked, its model)
 
 
 def checked_file(text: str, path: Path) -> UrdfModel:
@@ -43,16 +48,35 @@ def checked_file(text: str, path: Path) -> UrdfModel:
     cacheable = "<mesh" not in text and "$(" not in text
     store = _store_path(path) if cacheable else None
     key = _checker_key() if store is not None else None
-    if store is not None:
-        model = _load(store, text, key)
-        if model is not None:
-            return model
-    from simulo.authoring.urdf import check_urdf  # noqa: PLC0415 (the checker loads only when a text is new)
+    model = _load(store, text, key) if store is not None else None
+    if model is None:
+        from simulo.authoring.urdf import check_urdf  # noqa: PLC0415 (the checker loads only when a text is new)
 
-    model = check_urdf(text, source=str(path), base_dir=path.parent)
-    if store is not None and not model.meshes and not model.substitutions:
-        _save(store, (_FORMAT, key, text, _encode(model)))
+        model = check_urdf(text, source=str(path), base_dir=path.parent)
+        if store is not None and not model.meshes and not model.substitutions:
+            _save(store, (_FORMAT, key, text, _encode(model)))
+    if len(_SEEN) >= _KEPT:
+        del _SEEN[next(iter(_SEEN))]
+    _SEEN[str(path)] = (text, model)
     return model
+
+
+def checked_model(path: str | os.PathLike[str]) -> UrdfModel | None:
+    """The model :func:`checked_file` gave for the file ``path`` in this process, while the file still holds
+    the very text it checked and that text has no ``$(`` substitutions (which change names); else None.
+
+    Its ``links`` and ``joint_names`` are then the document's ``<link>`` and ``<joint>`` names in document
+    order (a document with a duplicate or unnamed one does not pass the check).
+    """
+    seen = _SEEN.get(str(path))
+    if seen is None or "$(" in seen[0]:
+        return None
+    try:
+        with open(path, "rb") as file:
+            text = file.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return seen[1] if text == seen[0] else None
 
 
 def cache_folder() -> Path | None:

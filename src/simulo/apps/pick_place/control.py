@@ -2,7 +2,8 @@
 
 Two solvers, chosen by :attr:`~simulo.apps.pick_place.config.AppOptions.ik`: the closed-form IK of
 :mod:`simulo.apps.pick_place.ik` with a wrist roll kept continuous from step to step, or one damped-least-
-squares step (:mod:`simulo.apps.pick_place.numeric_ik`) on the tcp pose and Jacobian the robot reports.
+squares step (:mod:`simulo.apps.pick_place.numeric_ik`) on the tcp pose and Jacobian the robot reports. The
+numeric solver's module (and :mod:`simulo.math.batched`) loads only for a cell that uses it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import numpy as np
 import simulo
 from simulo.apps.pick_place.config import QUARTER_TURN, TCP_BODY, AppOptions
 from simulo.apps.pick_place.ik import solve_ik
-from simulo.apps.pick_place.numeric_ik import dls_step, down_rotation, hand_yaw, pose_error, quat_to_matrix
 
 
 class ArmControl:
@@ -39,13 +39,16 @@ class ArmControl:
     def start(self, tcp: np.ndarray, yaw: np.ndarray) -> np.ndarray:
         """Arm joints (N, 5) of the start pose: the tcp at ``tcp`` (N, 3) with the fingers across ``yaw`` (N,).
 
-        The numeric solver takes DLS steps on teleported joint states (no physics step is taken). Either
-        way the wrist roll and hand yaw of the start pose become the references later targets stay near.
+        The numeric solver takes DLS steps on teleported joint states (no physics step is taken). The wrist
+        roll (and, for the numeric solver, the hand yaw) of the start pose become the references later targets
+        stay near.
         """
-        self.hand_yaw = hand_yaw(tcp[:, 0], tcp[:, 1], yaw)
         if self.options.ik == "closed-form":
             q = np.array([solve_ik(tcp[i, 0], tcp[i, 1], tcp[i, 2], yaw[i]) for i in range(tcp.shape[0])])
         else:
+            from simulo.apps.pick_place.numeric_ik import hand_yaw  # noqa: PLC0415 (the numeric solver's module)
+
+            self.hand_yaw = hand_yaw(tcp[:, 0], tcp[:, 1], yaw)
             q = self._numeric_start(tcp, yaw)
         self.roll = q[:, 4].copy()
         return q
@@ -64,6 +67,14 @@ class ArmControl:
         The hand yaw aimed at is the equivalent of ``yaw`` (mod 90 degrees) nearest to the last one aimed
         at, so the wrist never flips mid-move (see :meth:`targets`).
         """
+        from simulo.apps.pick_place.numeric_ik import (  # noqa: PLC0415 (loaded for the numeric solver only)
+            dls_step,
+            down_rotation,
+            hand_yaw,
+            pose_error,
+            quat_to_matrix,
+        )
+
         pose = np.asarray(self.robot.get_body_pose(TCP_BODY), dtype=np.float64)
         jac = np.asarray(self.robot.get_jacobians([self.tcp_index]), dtype=np.float64)[:, 0][:, :, self.arm_ids]
         self.hand_yaw = hand_yaw(points[:, 0], points[:, 1], yaw, self.hand_yaw)

@@ -71,6 +71,10 @@ def parse_ref(ref: object) -> AssetRef:
         raise AssetError(f"registry reference must be a string of the form {REF_FORM!r} or {ORG_REF_FORM!r}, "
                          f"got {ref!r}")
     text = ref.strip(" \t")
+    if text in _ENTRIES:  # one of the catalog's own references, well formed (a test parses each with _REF)
+        publisher, kind, rest = text.split("/")
+        name, version = rest.rsplit(":v", 1)
+        return AssetRef(text, publisher, kind, name, int(version))
     match = re.match(_REF, text)
     if match is None or "\n" in text:
         hint = " (the version is required)" if ":" not in ref else ""

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from simulo.authoring.checked_urdf import checked_model
 from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
 from simulo.engine.pybullet import sensing
 from simulo.engine.pybullet.articulation import PyBulletArticulationBatch, document_order, file_inertias
-from simulo.engine.pybullet.grasp import PyBulletWeldBatch
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld
 from simulo.errors import SimuloValueError
@@ -159,7 +159,7 @@ class PyBulletEngine:
                 world.set_dynamics(body, link, inertia_diagonal=diagonal)
             self._isolate(i, body)
             handles.append((world, body))
-        batch = PyBulletArticulationBatch(handles, fixed_base, document_order(path))
+        batch = PyBulletArticulationBatch(handles, fixed_base, _document_order(path))
         self._register(batch)
         return batch
 
@@ -182,6 +182,8 @@ class PyBulletEngine:
         Raises:
             SimuloValueError: ``articulation`` does not come from the PyBullet engine.
         """
+        from simulo.engine.pybullet.grasp import PyBulletWeldBatch  # noqa: PLC0415 (only a surface gripper welds)
+
         if not isinstance(articulation, PyBulletArticulationBatch):
             raise SimuloValueError(f"PyBullet welds start from a PyBullet robot, got {type(articulation).__name__}")
         return PyBulletWeldBatch(articulation, body)
@@ -215,8 +217,19 @@ class PyBulletEngine:
             world.close()
 
 
+def _document_order(path: Path) -> tuple[list[str], list[str]] | None:
+    """Link and joint names of a URDF file in document order: the checked model's when this process checked the
+    file as it now reads (:func:`~simulo.authoring.checked_urdf.checked_model`), else the file's own, parsed
+    (:func:`~simulo.engine.pybullet.articulation.document_order`)."""
+    model = checked_model(path)
+    if model is None:
+        return document_order(path)
+    return list(model.links), list(model.joint_names)
+
+
 if TYPE_CHECKING:  # the classes satisfy the engine Protocols (checked by mypy, free at run time)
     from simulo.engine.base import WeldBatch
+    from simulo.engine.pybullet.grasp import PyBulletWeldBatch
 
     _factory: EngineFactory = PyBulletEngine
     _engine: type[Engine] = PyBulletEngine
