@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 from typing import Any, TypeGuard
 
 from simulo.errors import SimuloError, SimuloValueError
@@ -188,15 +187,15 @@ def available_memory() -> int | None:
     """
     found: list[int] = []
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
+        for line in _read("/proc/meminfo").splitlines():
             if line.startswith("MemAvailable:"):
                 found.append(int(line.split()[1]) * 1024)
                 break
     except (OSError, ValueError, IndexError):
         pass
     try:
-        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
-        usage = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+        limit = _read("/sys/fs/cgroup/memory.max").strip()
+        usage = _read("/sys/fs/cgroup/memory.current").strip()
         if limit != "max":
             found.append(max(0, int(limit) - int(usage)))
     except (OSError, ValueError):
@@ -207,6 +206,11 @@ def available_memory() -> int | None:
         except (OSError, ValueError):
             pass
     return min(found) if found else None
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
 
 
 def max_num_envs() -> int:

@@ -14,7 +14,6 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
-from simulo._optional import missing_dependency
 from simulo.errors import SimuloValueError
 
 if TYPE_CHECKING:  # the engine Protocols import numpy; naming an engine needs neither
@@ -113,6 +112,8 @@ def engine_factory(name: str | None) -> EngineFactory:
             package = (exc.name or "").split(".")[0]
             if package not in _ENGINE_PACKAGES:
                 raise
+            from simulo._optional import missing_dependency  # noqa: PLC0415 (only for an engine not installed)
+
             raise missing_dependency(package, f"the {name!r} engine", package,
                                      _ENGINE_PACKAGES[package]) from exc
         entry = cast("EngineFactory", getattr(imported, attribute))
