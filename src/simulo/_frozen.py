@@ -39,7 +39,6 @@ _T = TypeVar("_T")
 _MISSING: Any = dataclasses.MISSING
 _EMPTY = inspect.Parameter.empty
 _FACTORY: Any = getattr(dataclasses, "_HAS_DEFAULT_FACTORY", _EMPTY)  # shown as <factory>, as the standard library does
-_PSEUDO_WORDS = ("ClassVar", "InitVar", "KW_ONLY")
 
 
 @dataclasses.dataclass(init=False, repr=False, eq=False)
@@ -116,7 +115,7 @@ def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
 def _plain(annotation: Any) -> bool:
     """Whether an annotation surely declares a plain field (not a ``ClassVar``, ``InitVar`` or ``KW_ONLY``)."""
     if isinstance(annotation, str):
-        return not any(word in annotation for word in _PSEUDO_WORDS)
+        return "ClassVar" not in annotation and "InitVar" not in annotation and "KW_ONLY" not in annotation
     return not (annotation is dataclasses.KW_ONLY or annotation is dataclasses.InitVar or annotation is ClassVar
                 or isinstance(annotation, dataclasses.InitVar) or getattr(annotation, "__origin__", None) is ClassVar)
 
