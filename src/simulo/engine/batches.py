@@ -108,6 +108,13 @@ class ArticulationBatch(Protocol):
         """Write joint positions, velocities and the engine motors' efforts (num_envs, J) in place."""
         ...
 
+    @property
+    def reports_all_efforts(self) -> bool:
+        """Whether :meth:`read_joints` also writes every other joint's effort: the last apply's torque where a
+        joint is torque-driven, zero where it is passive. When False the caller writes those entries itself
+        after each read."""
+        ...
+
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: EnvIds | None = None) -> None:
         """Write the root pose and velocity into rows ``env_ids`` (all when ``None``) of the arrays."""

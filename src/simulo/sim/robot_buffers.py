@@ -38,7 +38,8 @@ class StateBuffers:
         effort_overrides: ``(index, values)``: after every joint read ``effort[index]`` takes ``values[index]``
             (``values`` None: zero), for the entries whose effort is not the engine's (explicit torques, passive
             joints); ``index`` is a boolean mask or a block of columns. The command half sets them when the joints'
-            modes change. (No view of a buffer is kept: it would read as a caller holding the buffer.)
+            modes change, none for an engine whose reads give those entries too (``batch.reports_all_efforts``).
+            (No view of a buffer is kept: it would read as a caller holding the buffer.)
     """
 
     def __init__(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray, num_joints: int) -> None:

@@ -326,7 +326,7 @@ class RobotData(StateBuffers):
             if type(run) is slice and (where == where[0]).all():
                 index = (slice(None), run)  # one run of columns everywhere
             overrides.append((index, values))
-        self.effort_overrides = overrides
+        self.effort_overrides = [] if self.batch.reports_all_efforts else overrides  # an engine's own need none
         self._has_torque = bool(overrides) and overrides[0][1] is not None
         self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
         self._motor_cols.clear()

@@ -173,6 +173,10 @@ class MockArticulationBatch:
         return self._fixed_base
 
     @property
+    def reports_all_efforts(self) -> bool:
+        return False
+
+    @property
     def joints(self) -> list[JointInfo]:
         return self._joints
 

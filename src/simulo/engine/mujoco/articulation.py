@@ -97,6 +97,12 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         return self._fixed_base
 
     @property
+    def reports_all_efforts(self) -> bool:
+        """True: the motor law's efforts are every joint's, the applied torques included (zero for a passive
+        joint), so the caller writes nothing after a joint read."""
+        return True
+
+    @property
     def joints(self) -> list[JointInfo]:
         """The non-fixed joints, in column order."""
         return self._joints

@@ -50,6 +50,12 @@ class JointCommander:
         #: when the group is every environment, else None): a kept view skips numpy's indexing
         self._position_views: tuple[np.ndarray, list[np.ndarray | None]] | None = None
 
+    @property
+    def reports_all_efforts(self) -> bool:
+        """False: PyBullet's joint reads give the motors' efforts only (zero motor torque on a torque-driven or
+        passive joint), so the caller writes those joints' efforts itself."""
+        return False
+
     def disable_motors(self, env_ids: Iterable[int], joints: list[int] | None = None) -> None:
         """Switch the motors of some joint columns (all when ``None``) off in ``env_ids``: passive joints."""
         cols = list(range(len(self.joint_indices))) if joints is None else list(joints)
