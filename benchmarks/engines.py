@@ -336,8 +336,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--robots", nargs="+", choices=sorted(ROBOTS), default=["pick_arm", "cartpole", "humanoid"])
     parser.add_argument("--envs", nargs="+", type=int, default=[1, 16, 64, 256])
-    parser.add_argument("--steps", type=int, default=0, help="steps per block (default: about 4000 env-steps)")
-    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=0, help="steps per block (default: about 1500 env-steps)")
+    parser.add_argument("--repeats", type=int, default=12, help="blocks per loop (default 12: a median of 12 pairs)")
     parser.add_argument("--warmup", type=int, default=240, help="steps before timing (default 240: 1 s)")
     parser.add_argument("--threads", type=int, default=1, help="also time the MuJoCo engine on this many threads")
     parser.add_argument("--no-pybullet", action="store_true", help="skip the PyBullet column (it is slow)")
@@ -354,7 +354,7 @@ def main() -> None:
     rows = []
     for name in args.robots:
         for n in envs:
-            steps = args.steps or (2 if args.quick else max(8, 4000 // n))
+            steps = args.steps or (2 if args.quick else max(8, 1500 // n))
             row = bench(name, n, steps, repeats, warmup, not args.no_pybullet, args.threads)
             rows.append(row)
             pb = row["pybullet"]
