@@ -9,8 +9,9 @@ environment). It is stored with the whole text, and with the size and modificati
 the very same code; anything else checks the text again (and stores the new summary). Only passes are stored,
 so a document with problems always raises its full :class:`~simulo.errors.UrdfError`.
 
-The models checked in this process are also kept, a few dozen at most, so that an engine loading one of those
-files can have its link and joint order without parsing the document again (:func:`checked_model`).
+The models checked in this process are also kept (at most 64: the record starts again when full), so that an
+engine loading one of those files can have its link and joint order without parsing the document again
+(:func:`checked_model`).
 
 Summaries are plain tuples written with :mod:`marshal` into a per-user folder (``<tmp>/simulo-checked-<uid>``,
 mode 0700), atomically. A folder that another user owns, or that others may write to, is never read or
@@ -55,8 +56,8 @@ def checked_file(text: str, path: Path) -> UrdfModel:
         model = check_urdf(text, source=str(path), base_dir=path.parent)
         if store is not None and not model.meshes and not model.substitutions:
             _save(store, (_FORMAT, key, text, _encode(model)))
-    if len(_SEEN) >= _KEPT:
-        del _SEEN[next(iter(_SEEN))]
+    if len(_SEEN) >= _KEPT:  # a bound, not a policy: an engine asks right after the check (no thread can break it)
+        _SEEN.clear()
     _SEEN[str(path)] = (text, model)
     return model
 
