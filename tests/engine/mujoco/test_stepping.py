@@ -110,3 +110,32 @@ def _mixed_run(envs_per_world: int, threads: int) -> bytes:
 def test_mixed_commands_give_the_same_bytes_for_any_grouping_and_thread_count() -> None:
     runs = [_mixed_run(per_world, threads) for per_world, threads in ((16, 1), (1, 2), (4, 2))]
     assert runs[0] == runs[1] == runs[2]
+
+
+def test_reads_of_one_environment_through_kept_views_give_its_data_after_every_step() -> None:
+    """The humanoid at N = 1 (a floating base, joint columns scattered in qpos): joint and base reads after each
+    step, which from the first step on go through views of its data kept by the batch, match reads from the data
+    itself and the base read of the environment by index."""
+    engine = MuJoCoEngine(1, DT)
+    try:
+        engine.add_plane(0.0, None, None)
+        asset = simulo.Asset.from_registry("simulo/robot/humanoid:v1")
+        robot = engine.add_articulation(Path(asset.urdf_path()), np.array([[0.0, 0.0, 1.4, *IDENTITY]]), False,
+                                        inertia_from_file=asset.inertia_from_file)
+        joints, rng = len(robot.joints), np.random.default_rng(2)
+        modes = np.full((1, joints), int(ControlMode.TORQUE), dtype=np.int8)
+        data = engine._worlds.datas[0]
+        for _ in range(40):
+            robot.apply(modes, *(np.zeros((1, joints)),) * 5, rng.uniform(-20.0, 20.0, (1, joints)))
+            engine.step()
+            q, qd, effort = (np.zeros((1, joints)) for _ in range(3))
+            robot.read_joints(q, qd, effort)
+            assert q.tobytes() == data.qpos[robot.qadr].tobytes() and qd.tobytes() == data.qvel[robot.dofs].tobytes()
+            kept, by_index = [(np.zeros((1, 7)), np.zeros((1, 3)), np.zeros((1, 3))) for _ in range(2)]
+            robot.read_base(*kept)
+            robot.read_base(*by_index, env_ids=[0])
+            assert b"".join(a.tobytes() for a in kept) == b"".join(a.tobytes() for a in by_index)
+            assert kept[0].tobytes() == data.qpos[robot.free_q:robot.free_q + 7].tobytes()
+        assert robot._rows is not None and robot._rows[1] is not None and robot._base_rows is not None
+    finally:
+        engine.close()

@@ -75,6 +75,9 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         #: :meth:`read_joints`): per array a view at the consecutive columns and None, or the whole row and the
         #: scattered columns
         self._rows: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray | None] | None = None
+        #: likewise for a floating base (see :meth:`read_base`): views of its pose, linear velocity, angular
+        #: velocity in body axes and orientation, and the angular velocity's scratch array in world axes
+        self._base_rows: tuple[np.ndarray, ...] | None = None
         self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
         root = int(self.body_ids[0])
         self.mocap = int(model.body_mocapid[root])
@@ -162,6 +165,14 @@ class MuJoCoArticulationBatch(ArticulationEdits):
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
                   env_ids: EnvIds | None = None) -> None:
         """Write the root link's frame pose and its origin's velocity into the arrays in place."""
+        base = self._base_rows
+        if base is not None and env_ids is None:  # one environment, a floating base, the scene final: kept views
+            position, velocity, body_spin, quat, spin = base
+            pose[...] = position
+            lin_vel[...] = velocity
+            mujoco.mju_rotVecQuat(spin, body_spin, quat)  # body axes to world axes
+            ang_vel[...] = spin
+            return
         rows = range(self.num_envs) if env_ids is None else env_ids
         if self.free_q < 0:
             datas = self._worlds.datas
@@ -181,6 +192,9 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             lin_vel[i] = v[fv:fv + 3]
             mujoco.mju_rotVecQuat(spin, v[fv + 3:fv + 6], p[fq + 3:fq + 7])  # body axes to world axes
             ang_vel[i] = spin
+        if self.num_envs == 1 and self._worlds.final:  # views that hold from now on: the data are final
+            p, v = qpos[0], qvel[0]
+            self._base_rows = (p[fq:fq + 7], v[fv:fv + 3], v[fv + 3:fv + 6], p[fq + 3:fq + 7], spin)
 
     def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
         """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
