@@ -199,3 +199,29 @@ def test_kw_only_markers_and_string_pseudo_fields_take_the_standard_librarys_pat
     assert str(inspect.signature(ours)) == "(a: 'int', *, b: 'int' = 2) -> None"
     with pytest.raises(TypeError, match="InitVar and ClassVar fields are not supported"):
         frozen_dataclass(type("Bad", (), {"__annotations__": {"x": "ClassVar[int]"}, "x": 1}))
+
+
+def test_the_class_signature_is_built_on_first_use_and_follows_a_subclass_s_own_init(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from simulo import _frozen
+
+    built: list[int] = []
+    real = _frozen._signature
+    monkeypatch.setattr(_frozen, "_signature", lambda fields: built.append(len(fields)) or real(fields))
+    ours = frozen_dataclass(type("Shape", (), {**_fresh_body(), "__doc__": "A shape."}))
+    assert built == []  # nothing built while a documented class is made
+    assert str(inspect.signature(ours)) == str(inspect.signature(ours)) == (
+        "(name: 'str', size: 'float' = 1.0, tags: 'list[str]' = <factory>, note: 'str' = '', *, "
+        "color: 'str | None' = None) -> None")
+    assert built == [6]  # once
+
+    class Plain(ours):  # type: ignore[misc,valid-type]
+        pass
+
+    class Own(ours):  # type: ignore[misc,valid-type]
+        def __init__(self, radius: float) -> None:
+            super().__init__("round")
+
+    assert str(inspect.signature(Plain)) == str(inspect.signature(ours))  # the inherited __init__'s
+    assert str(inspect.signature(Own)) == "(radius: 'float') -> 'None'"  # its own
+    assert Own(2.0).name == "round"
