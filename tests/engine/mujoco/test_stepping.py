@@ -113,9 +113,9 @@ def test_mixed_commands_give_the_same_bytes_for_any_grouping_and_thread_count() 
 
 
 def test_reads_of_one_environment_through_kept_views_give_its_data_after_every_step() -> None:
-    """The humanoid at N = 1 (a floating base, joint columns scattered in qpos): joint and base reads after each
-    step, which from the first step on go through views of its data kept by the batch, match reads from the data
-    itself and the base read of the environment by index."""
+    """The humanoid at N = 1 (a floating base, joint columns scattered in qpos): joint, base and body-pose reads
+    after each step and a teleport, which from the first step on go through views of its data kept by the batch,
+    match reads from the data itself and the reads of the environment by index."""
     engine = MuJoCoEngine(1, DT)
     try:
         engine.add_plane(0.0, None, None)
@@ -125,7 +125,12 @@ def test_reads_of_one_environment_through_kept_views_give_its_data_after_every_s
         joints, rng = len(robot.joints), np.random.default_rng(2)
         modes = np.full((1, joints), int(ControlMode.TORQUE), dtype=np.int8)
         data = engine._worlds.datas[0]
-        for _ in range(40):
+        hand = robot.body_pose_reader(len(robot.body_names) - 1)
+        assert hand().tobytes() == robot.read_bodies([len(robot.body_names) - 1], [0], False)[0][:, 0].tobytes()
+        for k in range(40):
+            if k == 20:
+                robot.write_joints([0], np.full((1, joints), 0.1), np.zeros((1, joints)))  # a teleport
+                assert hand().tobytes() == robot.read_bodies([len(robot.body_names) - 1], [0], False)[0][:, 0].tobytes()
             robot.apply(modes, *(np.zeros((1, joints)),) * 5, rng.uniform(-20.0, 20.0, (1, joints)))
             engine.step()
             q, qd, effort = (np.zeros((1, joints)) for _ in range(3))
@@ -136,6 +141,8 @@ def test_reads_of_one_environment_through_kept_views_give_its_data_after_every_s
             robot.read_base(*by_index, env_ids=[0])
             assert b"".join(a.tobytes() for a in kept) == b"".join(a.tobytes() for a in by_index)
             assert kept[0].tobytes() == data.qpos[robot.free_q:robot.free_q + 7].tobytes()
+            pose = hand()
+            assert pose.tobytes() == robot.read_bodies([len(robot.body_names) - 1], [0], False)[0][:, 0].tobytes()
         assert robot._rows is not None and robot._rows[1] is not None and robot._base_rows is not None
     finally:
         engine.close()

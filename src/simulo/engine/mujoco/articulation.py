@@ -21,7 +21,7 @@ from simulo.engine.mujoco.dynamics import Dynamics
 from simulo.engine.mujoco.edits import ArticulationEdits
 from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back
 from simulo.engine.mujoco.spec import ModelLayout
-from simulo.engine.mujoco.worlds import Worlds
+from simulo.engine.mujoco.worlds import POSED, Worlds
 from simulo.errors import SimuloValueError
 
 _BODY = mujoco.mjtObj.mjOBJ_BODY
@@ -199,7 +199,25 @@ class MuJoCoArticulationBatch(ArticulationEdits):
     def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
         """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
         bodies, envs = [body], range(self.num_envs)
-        return lambda: self.read_bodies(bodies, envs, velocity=False)[0][:, 0]
+
+        def read() -> np.ndarray:
+            return self.read_bodies(bodies, envs, velocity=False)[0][:, 0]
+        if self.num_envs != 1:
+            return read
+        worlds, first = self._worlds, [0]
+        kept: list[tuple[np.ndarray, np.ndarray]] = []  # the body's xpos and xquat rows, once the scene is final
+
+        def read_one() -> np.ndarray:  # one environment: through the kept rows once the scene is final
+            if not kept:
+                if not worlds.final:
+                    return read()
+                d = worlds.datas[0]
+                kept.append((d.xpos[int(self.body_ids[body])], d.xquat[int(self.body_ids[body])]))
+            if worlds.fresh[0] < POSED:
+                worlds.current(first, False)
+            position, quat = kept[0]
+            return np.concatenate((position, quat)).reshape(1, 7)
+        return read_one
 
     def read_bodies(self, bodies: Sequence[int], env_ids: EnvIds, velocity: bool
                     ) -> tuple[np.ndarray, np.ndarray | None]:
