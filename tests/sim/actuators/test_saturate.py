@@ -1,5 +1,5 @@
-"""Efforts are clipped at their limits with np.clip's exact bits, signed zeros included, through the faster
-ufunc path where no limit is zero."""
+"""Efforts are clipped at their limits with np.clip's exact bits, signed zeros included, through the ufunc
+np.clip itself ends in."""
 
 from __future__ import annotations
 
