@@ -97,6 +97,15 @@ def test_robot_throughput_quick_prints_both_tables_with_identical_physics() -> N
     assert all(r[7] == "yes" for r in bounds)
 
 
+def test_raw_scaling_quick_prints_each_n_against_the_first() -> None:
+    out = _run("raw_scaling.py", "--quick")
+    rows = _table(out, "N worlds raw/s vs N=2")
+    assert [(r[0], r[1]) for r in rows] == [("2", "1"), ("4", "1")]
+    assert all(float(r[2]) > 0 for r in rows)
+    assert rows[0][3] == "1.000"  # the reference against itself
+    assert 0 < float(rows[1][3])
+
+
 def test_robot_throughput_helpers() -> None:
     bench = _load("robot_throughput.py")
     targets = bench.arm_targets(50, 3)
