@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 
@@ -39,6 +40,28 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     name = str(request.param)
     monkeypatch.setenv("SIMULO_ENGINE", name)
     return name
+
+
+@pytest.fixture
+def record_calls() -> Callable[[Any, Sequence[str]], list[str]]:
+    """``record(batch, names)``: wrap those engine-batch methods so that each call appends its name to the list
+    ``record`` returns (and then makes the call)."""
+
+    def record(batch: Any, names: Sequence[str]) -> list[str]:
+        calls: list[str] = []
+
+        def recorder(name: str) -> Any:
+            call = getattr(batch, name)
+
+            def recording(*arrays: np.ndarray) -> None:
+                calls.append(name)
+                call(*arrays)
+            return recording
+        for name in names:
+            setattr(batch, name, recorder(name))
+        return calls
+
+    return record
 
 
 @pytest.hookimpl(hookwrapper=True)

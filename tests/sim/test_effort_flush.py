@@ -11,23 +11,7 @@ import pytest
 import simulo
 
 
-def _record(batch: Any) -> list[str]:
-    """Record which engine-batch call each flush makes."""
-    calls: list[str] = []
-
-    def recorder(name: str) -> Any:
-        call = getattr(batch, name)
-
-        def recording(*arrays: np.ndarray) -> None:
-            calls.append(name)
-            call(*arrays)
-        return recording
-    for name in ("apply", "apply_positions", "apply_efforts"):
-        setattr(batch, name, recorder(name))
-    return calls
-
-
-def _run(engine: str, full: bool) -> tuple[bytes, list[str]]:
+def _run(engine: str, full: bool, record_calls: Any) -> tuple[bytes, list[str]]:
     """40 steps of the cartpole: its cart on a position motor, its pole on efforts (new ones every step, new cart
     targets every tenth step); ``full`` makes every flush take the drives' path."""
     scene = simulo.Scene(num_envs=2)
@@ -37,7 +21,7 @@ def _run(engine: str, full: bool) -> tuple[bytes, list[str]]:
         robot.set_joint_position_target(np.full((2, 1), 0.1), joint_ids=[0])
         robot.set_joint_effort_target(np.zeros((2, 1)), joint_ids=[1])
         sim.step()  # a full flush: the cart's motor and the pole's torque now run in both environments
-        calls = _record(robot.data.batch)
+        calls = record_calls(robot.data.batch, ("apply", "apply_positions", "apply_efforts"))
         for k in range(40):
             robot.set_joint_effort_target(np.array([[2.0 * np.sin(0.2 * k)], [-1.0 + 0.05 * k]]), joint_ids=[1])
             if k % 10 == 5:
@@ -52,11 +36,11 @@ def _run(engine: str, full: bool) -> tuple[bytes, list[str]]:
 
 
 @pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
-def test_new_efforts_alone_send_only_torques_and_act_as_full_flushes_do(engine: str) -> None:
+def test_new_efforts_alone_send_only_torques_and_act_as_full_flushes_do(engine: str, record_calls: Any) -> None:
     if engine == "mujoco":
         pytest.importorskip("mujoco")
-    state, calls = _run(engine, full=False)
-    full_state, full_calls = _run(engine, full=True)
+    state, calls = _run(engine, full=False, record_calls=record_calls)
+    full_state, full_calls = _run(engine, full=True, record_calls=record_calls)
     assert calls == ["apply" if k % 10 == 5 else "apply_efforts" for k in range(40)]
     assert full_calls == ["apply"] * 40
     assert state == full_state

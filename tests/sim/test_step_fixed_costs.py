@@ -21,24 +21,7 @@ def _arm(num_envs: int = 2) -> tuple[simulo.Robot, simulo.Simulation]:
     return robot, simulo.Simulation(scene)
 
 
-def _record(data: Any) -> list[str]:
-    """Record which engine-batch call each flush makes: ``apply`` or ``apply_positions``."""
-    which: list[str] = []
-    batch = data.batch
-
-    def recorder(name: str) -> Any:
-        call = getattr(batch, name)
-
-        def recording(*arrays: np.ndarray) -> None:
-            which.append(name)
-            call(*arrays)
-        return recording
-    for name in ("apply", "apply_positions"):
-        setattr(batch, name, recorder(name))
-    return which
-
-
-def test_new_position_targets_alone_take_the_shortcut_and_move_the_arm_as_full_flushes_do() -> None:
+def test_new_position_targets_alone_take_the_shortcut_and_move_the_arm_as_full_flushes_do(record_calls: Any) -> None:
     runs = []
     for full in (False, True):
         robot, sim = _arm()
@@ -47,7 +30,7 @@ def test_new_position_targets_alone_take_the_shortcut_and_move_the_arm_as_full_f
             robot.set_joint_position_target(np.full((2, 5), 0.1), joint_ids=ids)
             sim.step()  # a full flush: the arm's position motors now run in every environment
             data = robot.data
-            which = _record(data)
+            which = record_calls(data.batch, ("apply", "apply_positions"))
             for k in range(40):
                 robot.set_joint_position_target(np.full((2, 5), 0.1 + 0.02 * k) * [[1.0], [-1.0]], joint_ids=ids)
                 assert data.positions_changed and not data.commands_changed

@@ -185,12 +185,7 @@ class MotorLaw:
             for kept, given in ((self.position, position), (self.velocity, velocity), (self.force, force),
                                 (self.kp, position_gain), (self.kv, velocity_gain)):
                 np.copyto(kept, given)
-        if self._all_on:
-            np.copyto(self.torque, torque)
-        elif self._any_on:
-            np.copyto(self.torque, torque, where=self._torque_on)
-        if self._any_motor:
-            np.copyto(self._effort, self.torque)  # motor columns are filled in by drive()
+        self.set_torques(torque)  # (motor columns of the efforts are filled in by drive())
         return changed
 
     def set_positions(self, position: np.ndarray) -> None:
@@ -199,8 +194,8 @@ class MotorLaw:
             np.copyto(self.position, position)
 
     def set_torques(self, torque: np.ndarray) -> None:
-        """Keep new torques of the ``TORQUE`` joints (the modes and every other command unchanged since :meth:`set`;
-        the same writes as its torque part)."""
+        """Keep new torques of the ``TORQUE`` joints (:meth:`set` ends with it; alone, the modes and every other
+        command are unchanged since :meth:`set`)."""
         if self._all_on:
             self.torque[...] = torque  # (a plain copy, as np.copyto's, without its argument parsing)
         elif self._any_on:
