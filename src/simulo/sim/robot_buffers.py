@@ -40,6 +40,9 @@ class StateBuffers:
             joints); ``index`` is a boolean mask or a block of columns. The command half sets them when the joints'
             modes change, none for an engine whose reads give those entries too (``batch.reports_all_efforts``).
             (No view of a buffer is kept: it would read as a caller holding the buffer.)
+        step_torques: While a flush has put the next step's torques in place of those the last step ran with
+            and the joints have not been read since that step, the torques that step ran with, which the
+            overrides then read instead; None otherwise (every step clears it). The command half keeps it.
     """
 
     def __init__(self, batch: ArticulationBatch, tensors: Tensors, default_pose: np.ndarray, num_joints: int) -> None:
@@ -59,6 +62,8 @@ class StateBuffers:
             "pose": self._pose, "lin_vel": self._lin_vel, "ang_vel": self._ang_vel, "q": self._q, "qd": self._qd,
             "effort": self._effort})
         self.effort_overrides: list[tuple[Any, np.ndarray | None]] = []
+        self.step_torques: np.ndarray | None = None
+        self._kept_torques = np.zeros((n, num_joints))  # the memory step_torques points to while kept
 
     @property
     def pose(self) -> np.ndarray:
@@ -106,6 +111,7 @@ class StateBuffers:
         """Note that the engine stepped: the next read refreshes the buffers (a fixed base never moves)."""
         self.joints_stale = True
         self.base_stale = not self.fixed_base
+        self.step_torques = None
         if self.published.given:  # only what was handed out can be held
             self.publish_held()
 
@@ -129,12 +135,24 @@ class StateBuffers:
         self.published.sync(held)
 
     def refresh_joints(self) -> None:
-        """Read joint state from the engine, then apply :attr:`effort_overrides` to ``effort``."""
+        """Read joint state from the engine, then apply :attr:`effort_overrides` to ``effort`` (their torques from
+        :attr:`step_torques` while it is kept)."""
         self.joints_stale = False
         self.batch.read_joints(self._q, self._qd, self._effort)
-        effort = self._effort
+        effort, kept = self._effort, self.step_torques
         for index, values in self.effort_overrides:
-            effort[index] = 0.0 if values is None else values[index]
+            effort[index] = 0.0 if values is None else (values if kept is None else kept)[index]
+
+    def keep_step_efforts(self, torque: np.ndarray) -> None:
+        """Keep the efforts of the last step, which no read has taken yet, before a flush replaces ``torque`` (the
+        array the overrides read, which that step ran with): a copy of it becomes :attr:`step_torques`. Without
+        overrides the engine's own read reports those efforts, from the commands the flush overwrites: the joints
+        are read now instead."""
+        if self.effort_overrides:
+            np.copyto(self._kept_torques, torque)
+            self.step_torques = self._kept_torques
+        else:
+            self.refresh_joints()
 
     def refresh_base(self, env_ids: Sequence[int] | None = None) -> None:
         """Read the root pose and velocities from the engine: of ``env_ids`` (all when stale or ``None``)."""

@@ -385,9 +385,9 @@ class RobotData(StateBuffers):
         """The flush when joints are torque-driven but no mode can change (no explicit drive, no target changed
         but efforts of joints torque-driven everywhere, or positions of running motors): the drives would pick
         the same modes and, for those joints, clip the new efforts at their limits, which is all this does."""
-        if self.joints_stale:  # the last step's torques are its efforts: read them now, before they change
-            self.refresh_joints()
         if self.efforts_changed:
+            if self.joints_stale and self.step_torques is None:  # the torques the unread last step ran with
+                self.keep_step_efforts(self.torque)
             index, saturate = self._torque_block
             self.torque[:, index] = saturate(self.eff_t[:, index])
             self.efforts_changed = False

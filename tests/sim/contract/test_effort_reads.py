@@ -37,3 +37,37 @@ def test_the_sim_layer_writes_those_efforts_only_for_an_engine_that_does_not(car
     assert data.batch.reports_all_efforts is (engine == "mujoco")
     assert bool(data.effort_overrides) is not data.batch.reports_all_efforts
     np.testing.assert_array_equal(robot.state.joint_efforts, [[3.0, 0.0]])
+
+
+def test_a_decimated_torque_loop_reads_the_joints_once_per_control_step(cartpole, make, engine,
+                                                                        record_calls) -> None:
+    # new efforts before each of two physics steps, the state read once after both (a task's decimation loop):
+    # the efforts the first step ran with need no engine read of their own unless the engine's read reports them
+    # from the commands the second flush overwrites
+    robot, sim = make(cartpole, num_envs=2, sim={"dt": DT}, joint_config=LIMITED)
+    data = robot._rt
+    assert data is not None
+    reads = record_calls(data.batch, ("read_joints",))
+    for k in range(5):
+        for sub in range(2):
+            robot.set_joint_effort_target(np.array([[0.5 * k + sub], [-1.0 - sub]]), joint_ids=[0])
+            sim.step()
+        efforts = np.array(robot.state.joint_efforts)  # a copy: a view kept here would be refreshed every step
+        np.testing.assert_array_equal(efforts, [[min(0.5 * k + 1, 5.0), 0.0], [-2.0, 0.0]])  # the second step's
+    assert len(reads) == (10 if data.batch.reports_all_efforts else 5)
+
+
+def test_a_read_between_a_flush_and_its_step_reports_the_last_steps_efforts(cartpole, make, engine) -> None:
+    robot, sim = make(cartpole, num_envs=1, sim={"dt": DT})
+    for first_read in (False, True):
+        robot.set_joint_effort_target(np.array([[1.0]]), joint_ids=[0])
+        sim.step()
+        if first_read:  # the last step's efforts already read before the flush
+            np.testing.assert_array_equal(robot.state.joint_efforts, [[1.0, 0.0]])
+        robot.set_joint_effort_target(np.array([[2.0]]), joint_ids=[0])
+        sim.scene.flush_pending_commands()  # the new torque is sent; the step it is for has not run yet
+        np.testing.assert_array_equal(robot.state.joint_efforts, [[1.0, 0.0]])
+        sim.step()
+        np.testing.assert_array_equal(robot.state.joint_efforts, [[2.0, 0.0]])
+        sim.step()  # the same torque again, with no new target
+        np.testing.assert_array_equal(robot.state.joint_efforts, [[2.0, 0.0]])
