@@ -46,6 +46,8 @@ class JointCommander:
         self._fixed: dict[int, list[list[tuple[list[float], ...]]]] = {}
         #: per position group of the plan, each environment's position motor call with those arguments bound
         self._senders: list[list[Callable[[list[float]], None]]] = []
+        #: per torque group of the plan, each environment's torque call with everything but the torques bound
+        self._torque_senders: list[list[Callable[..., None]]] = []
         #: the position array of the last ``apply`` and, per position group of the plan, its block of it (a view
         #: when the group is every environment, else None): a kept view skips numpy's indexing
         self._position_views: tuple[np.ndarray, list[np.ndarray | None]] | None = None
@@ -87,9 +89,7 @@ class JointCommander:
         for (_, joints, handles), args in zip(plan[_VELOCITY], fixed[_VELOCITY]):
             for (w, b), (tv, fmax, kv) in zip(handles, args):
                 w.velocity_motors(b, joints, tv, fmax, kv)
-        for index, joints, handles in plan[_TORQUE]:
-            for (w, b), tq in zip(handles, torque[index].tolist()):
-                w.joint_torques(b, joints, tq)
+        self._send_torques(torque)
 
     def apply_positions(self, position: np.ndarray) -> None:
         """Send the last :meth:`apply`'s position motors again with new targets (nothing else changed since:
@@ -99,9 +99,13 @@ class JointCommander:
     def apply_efforts(self, effort: np.ndarray) -> None:
         """Send the last :meth:`apply`'s torques again with new values (nothing else changed since: PyBullet's
         motors keep their commands, a torque acts for one step)."""
-        for index, joints, handles in self._plan[_TORQUE]:
-            for (w, b), tq in zip(handles, effort[index].tolist()):
-                w.joint_torques(b, joints, tq)
+        self._send_torques(effort)
+
+    def _send_torques(self, torque: np.ndarray) -> None:
+        """Send the torques of the current plan's torque-driven joints."""
+        for (index, _, _), senders in zip(self._plan[_TORQUE], self._torque_senders):
+            for send, tq in zip(senders, torque[index].tolist()):
+                send(forces=tq)
 
     def _send_positions(self, position: np.ndarray) -> None:
         """Send the position motors of the current plan with the targets ``position``."""
@@ -169,4 +173,6 @@ class JointCommander:
         self._plan = plan
         self._plan_key = key
         self._position_views = None
+        self._torque_senders = [[w.torque_sender(b, joints) for w, b in handles]
+                                for _, joints, handles in plan[_TORQUE]]
         return self._plan

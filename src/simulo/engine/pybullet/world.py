@@ -357,9 +357,10 @@ class PyBulletWorld(WorldSensing, WorldWelds):
         p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=velocities, forces=forces,
                                     velocityGains=velocity_gains, physicsClientId=self.cid)
 
-    def joint_torques(self, body: int, joints: Sequence[int], torques: Sequence[float]) -> None:
-        """Apply joint torques (forces on prismatic joints) for the next step."""
-        p.setJointMotorControlArray(body, joints, p.TORQUE_CONTROL, forces=torques, physicsClientId=self.cid)
+    def torque_sender(self, body: int, joints: Sequence[int]) -> Callable[..., None]:
+        """A call that applies joint torques (forces on prismatic joints) for the next step: call it with
+        ``forces=`` the torques (PyBullet's ``TORQUE_CONTROL``, every other argument bound)."""
+        return functools.partial(p.setJointMotorControlArray, body, joints, p.TORQUE_CONTROL, physicsClientId=self.cid)
 
     def cancel_gravity(self, body: int, num_links: int) -> None:
         """For the next step, push every link of a body up with m·g at its centre of mass."""
