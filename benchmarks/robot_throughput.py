@@ -143,8 +143,8 @@ def raw_run(num_envs: int, bound: int, origins: np.ndarray, floor: bool = False)
     arm = [by_name[name][0] for name in ARM]
     tcp = next(info[0] for info in infos if info[12].decode() == "tcp")
     forces = [by_name[name][10] for name in ARM]
-    zeros5, zeros7 = [0.0] * len(arm), [0.0] * len(joints)
-    gains, ones = [POSITION_GAIN] * len(arm), [1.0] * len(arm)
+    zeros7 = [0.0] * len(joints)
+    gains = [POSITION_GAIN] * len(arm)  # velocity targets 0 and velocity gains 1 are the motor's defaults
     for cid, body in handles:  # passive joints: PyBullet's default velocity motors off
         p.setJointMotorControlArray(body, joints, p.VELOCITY_CONTROL, targetVelocities=zeros7, forces=zeros7,
                                     physicsClientId=cid)
@@ -156,8 +156,7 @@ def raw_run(num_envs: int, bound: int, origins: np.ndarray, floor: bool = False)
             rows = target.tolist()
             for i, (cid, body) in enumerate(handles):
                 p.setJointMotorControlArray(body, arm, p.POSITION_CONTROL, targetPositions=rows[i],
-                                            targetVelocities=zeros5, forces=forces, positionGains=gains,
-                                            velocityGains=ones, physicsClientId=cid)
+                                            forces=forces, positionGains=gains, physicsClientId=cid)
                 q[i] = [s[0] for s in p.getJointStates(body, joints, physicsClientId=cid)]
                 link = p.getLinkState(body, tcp, computeForwardKinematics=1, physicsClientId=cid)
                 tcp_pose[i, :3] = link[4]
@@ -175,8 +174,7 @@ def raw_run(num_envs: int, bound: int, origins: np.ndarray, floor: bool = False)
             p.disconnect(physicsClientId=cid)
 
     if floor:
-        return Run(floor_block(handles, clients, arm, joints, tcp, (zeros5, forces, gains, ones)), positions, close,
-                   origins)
+        return Run(floor_block(handles, clients, arm, joints, tcp, (forces, gains)), positions, close, origins)
     return Run(block, positions, close, origins)
 
 
@@ -190,7 +188,7 @@ def floor_block(handles: list[tuple[int, int]], clients: list[int], arm: list[in
     new (N, 7) array; then the buffered targets sent and the physics stepped. No layers, no modes, no drives,
     no held-buffer bookkeeping: what is left is the work itself.
     """
-    zeros5, forces, gains, ones = motor
+    forces, gains = motor
     num_envs, width = len(handles), len(arm)
     pos_t = np.zeros((num_envs, width))
     q, qd, effort = (np.zeros((num_envs, len(joints))) for _ in range(3))
@@ -210,8 +208,7 @@ def floor_block(handles: list[tuple[int, int]], clients: list[int], arm: list[in
                               for cid, body in handles)])
             for (cid, body), row in zip(handles, pos_t.tolist()):
                 p.setJointMotorControlArray(body, arm, p.POSITION_CONTROL, targetPositions=row,
-                                            targetVelocities=zeros5, forces=forces, positionGains=gains,
-                                            velocityGains=ones, physicsClientId=cid)
+                                            forces=forces, positionGains=gains, physicsClientId=cid)
             for cid in clients:
                 p.stepSimulation(physicsClientId=cid)
 
