@@ -9,6 +9,11 @@ median and minimum wall time and CPU time (user + system, which other work on a 
 less), the ratio app/seed of the medians and the medians of the pair-by-pair ratios. Goal: ratio <= 1.0.
 The script also checks that both print the same lines (whitespace normalised).
 
+With ``--imports``, two more processes run in the same rounds: a fresh interpreter that imports every module
+the app has loaded when it ends, and one that imports every module the seed's program has (each list read
+from a run of that program). The pair-by-pair differences, app minus seed, of the whole runs and of the
+imports alone split the gap into the imports and the rest (set-up, stepping and the process's end).
+
 (b) In this process: ``N`` random-start trials (``--seed``) batched as ``N`` environments of one
 simulation, against the same ``N`` trials run one after another, each as a one-environment simulation.
 Prints both times, the ratio batched/sequential and both pass counts (environments sharing a PyBullet
@@ -19,6 +24,7 @@ Run::
     python benchmarks/pick_place.py            # 10 pairs of processes; 50 trials
     python benchmarks/pick_place.py --quick    # 1 run of each, 4 trials (used by the tests)
     python benchmarks/pick_place.py --skip-trials --baseline /tmp/before/src  # and an earlier tree's app
+    python benchmarks/pick_place.py --skip-trials --imports  # and the imports alone of each
 """
 
 from __future__ import annotations
@@ -67,8 +73,49 @@ def time_process(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[fl
     return elapsed, _children_cpu() - cpu, [" ".join(line.split()) for line in done.stdout.splitlines()]
 
 
-def processes(runs: int, baseline: Path | None = None) -> None:
-    """Part (a): the app process against the seed's program (and the app from ``baseline``, a ``src`` folder)."""
+#: Runs the app (argument ``app``) or a program file, then writes the names of the modules loaded by then, one a
+#: line, to the file named by its second argument (the program runs before anything else is imported).
+MODULES_PROBE = """import sys
+if sys.argv[1] == "app":
+    from simulo.cli.main import main
+    main(["pick-place"])
+else:
+    exec(compile(open(sys.argv[1], encoding="utf-8").read(), sys.argv[1], "exec"), {"__name__": "__main__"})
+names = sorted(sys.modules)
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    out.write("\\n".join(names))
+"""
+
+#: Imports every module named in the file given as its argument, one a line (those already loaded cost a lookup).
+IMPORTS_ONLY = """import sys
+for name in open(sys.argv[1], encoding="utf-8").read().split():
+    if name != "__main__":
+        try:
+            __import__(name)
+        except ImportError:  # a placeholder entry some modules leave in sys.modules
+            pass
+"""
+
+
+def import_commands(folder: Path, program: Path, env: dict[str, str]) -> dict[str, list[str]]:
+    """The two import-only commands: each imports what the app (``app-imports``) or the seed's program
+    (``seed-imports``) has loaded when it ends, as one run of each lists it."""
+    probe = folder / "modules_probe.py"
+    probe.write_text(MODULES_PROBE, encoding="utf-8")
+    importer = folder / "imports_only.py"
+    importer.write_text(IMPORTS_ONLY, encoding="utf-8")
+    commands = {}
+    for name, target in (("app", "app"), ("seed", str(program))):
+        listing = folder / f"{name}_modules.txt"
+        subprocess.run([sys.executable, str(probe), target, str(listing)], cwd=folder, env=env, check=True,
+                       capture_output=True, timeout=600)
+        commands[f"{name}-imports"] = [sys.executable, str(importer), str(listing)]
+    return commands
+
+
+def processes(runs: int, baseline: Path | None = None, imports: bool = False) -> None:
+    """Part (a): the app process against the seed's program (and the app from ``baseline``, a ``src`` folder;
+    with ``imports``, each one's imports alone)."""
     print("(a) whole process: simulo pick-place against the seed's program")
     if not SEED.is_file():
         print(f"skipped: the seed text is not at {SEED}")
@@ -84,6 +131,9 @@ def processes(runs: int, baseline: Path | None = None) -> None:
         if baseline is not None:  # the same command with another simulo first on the path
             commands["base"] = app_command()
             envs["base"] = {**env, "PYTHONPATH": str(baseline.resolve())}
+        if imports:
+            for name, command in import_commands(Path(folder), program, env).items():
+                commands[name], envs[name] = command, env
         names = list(commands)
         times: dict[str, list[float]] = {name: [] for name in names}
         cpus: dict[str, list[float]] = {name: [] for name in names}
@@ -96,11 +146,11 @@ def processes(runs: int, baseline: Path | None = None) -> None:
                 elapsed, cpu, outputs[name] = time_process(commands[name], Path(folder), envs[name])
                 times[name].append(elapsed)
                 cpus[name].append(cpu)
-    print(f"{'process':<8} {'median s':>9} {'min s':>7} {'runs':>5} {'cpu median s':>13} {'cpu min s':>10}")
+    print(f"{'process':<12} {'median s':>9} {'min s':>7} {'runs':>5} {'cpu median s':>13} {'cpu min s':>10}")
     for name in names:
-        print(f"{name:<8} {statistics.median(times[name]):9.3f} {min(times[name]):7.3f} {len(times[name]):5d} "
+        print(f"{name:<12} {statistics.median(times[name]):9.3f} {min(times[name]):7.3f} {len(times[name]):5d} "
               f"{statistics.median(cpus[name]):13.3f} {min(cpus[name]):10.3f}")
-    for name in [n for n in names if n != "seed"]:
+    for name in [n for n in names if n in ("app", "base")]:
         ratio = statistics.median(times[name]) / statistics.median(times["seed"])
         verdict = "met" if ratio <= PROCESS_GOAL else "MISSED"
         print(f"ratio {name}/seed (medians) {ratio:.2f}; goal <= {PROCESS_GOAL:.1f}: {verdict}")
@@ -111,7 +161,12 @@ def processes(runs: int, baseline: Path | None = None) -> None:
     if baseline is not None:
         cpu_pairs = statistics.median(a / b for a, b in zip(cpus["app"], cpus["base"]))
         print(f"app/base pair by pair (median): cpu {cpu_pairs:.2f}")
-    same = all(outputs[name] == outputs["seed"] for name in names)
+    if imports:
+        whole = statistics.median(a - b for a, b in zip(times["app"], times["seed"])) * 1000
+        alone = statistics.median(a - b for a, b in zip(times["app-imports"], times["seed-imports"])) * 1000
+        print(f"app minus seed, pair by pair (median): whole run {whole:+.1f} ms, imports alone {alone:+.1f} ms, "
+              f"the rest {whole - alone:+.1f} ms")
+    same = all(outputs[name] == outputs["seed"] for name in names if name in ("app", "base"))
     print(f"same lines: {'yes' if same else 'NO'}")
 
 
@@ -144,10 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, default=None, metavar="SRC",
                         help="also time the app from this folder holding another simulo package (e.g. the src of "
                              "'git archive' of an earlier commit), in the same rounds")
+    parser.add_argument("--imports", action="store_true",
+                        help="also time each program's imports alone, in the same rounds, and split the gap")
     args = parser.parse_args(argv)
     runs, num = (1, 4) if args.quick else (args.runs, args.trials)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    processes(runs, args.baseline)
+    processes(runs, args.baseline, args.imports)
     if not args.skip_trials:
         trials(num, args.seed)
     return 0
