@@ -6,6 +6,7 @@ import tempfile
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
 import simulo
@@ -16,12 +17,25 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("skrl")
 
 from simulo.rl.training import RLTrainer  # noqa: E402 - after the skips
-from simulo.rl.training.collector import InProcessCollector, IterationCost, RunnerCost, policy_package  # noqa: E402
+from simulo.rl.training.collector import (  # noqa: E402
+    InProcessCollector,
+    IterationCost,
+    RunnerCost,
+    ShardRunner,
+    policy_package,
+    policy_weights,
+    weights_nbytes,
+)
 from simulo.rl.training.sharded_update import (  # noqa: E402
     ENV_SHARDED_UPDATE,
     MIN_WORK,
+    LossSettings,
+    ShardGradient,
+    fold,
+    shard_gradient,
     shard_rows,
     sharded_update,
+    update_weights,
     use_sharded_update,
 )
 
@@ -87,6 +101,14 @@ def test_sharded_update_is_the_same_bytes_for_one_and_two_workers_and_in_process
             collector: Any = trainer._collector
             assert collector.last_cost is not None and collector.last_cost.runners.update_cpu_s > 0
             assert collector.bytes_moved > collector.update_bytes > collector.batch_bytes  # gradients came back
+            # per mini-batch: the weights to each actor, one gradient for the first actor's shards (folded
+            # there) and one for each later shard; the targets once
+            agent = trainer.agent
+            grad = 4 * sum(p.numel() for p in (*agent.policy.parameters(), *agent.value.parameters()))
+            later = sum(1 for s in env.rollout_layout if s.first >= env.shards[0].stop)
+            assert later == (0 if workers == 1 else 2)
+            assert collector.update_bytes == 3 * 4 * agent._rollouts * N + agent._learning_epochs * \
+                agent._mini_batches * (weights_nbytes(update_weights(agent)) * workers + grad * (1 + later))
             trained[workers] = (_parameters(trainer), trainer.reward_history)
             trainer.close()
         finally:
@@ -95,6 +117,45 @@ def test_sharded_update_is_the_same_bytes_for_one_and_two_workers_and_in_process
     for params, history in (trained[2], (_parameters(local), local.reward_history)):
         assert params.numpy().tobytes() == trained[1][0].numpy().tobytes()
         assert history == trained[1][1]
+
+
+def test_folding_a_leading_run_of_shards_first_gives_the_same_bytes() -> None:
+    rng = np.random.default_rng(0)
+    parts = [ShardGradient(rng.standard_normal(1000).astype(np.float32) * 10.0 ** rng.integers(-6, 6),
+                           rng.standard_normal(4).astype(np.float32), 0.5) for _ in range(8)]
+    whole = fold(parts)
+    assert whole.shards == 8 and whole.cpu_s == 4.0
+    for k in range(1, 8):
+        early = fold([fold(parts[:k]), *parts[k:]])
+        assert early.grad.tobytes() == whole.grad.tobytes() and early.sums.tobytes() == whole.sums.tobytes()
+    assert fold(parts[:1]) is parts[0]
+
+
+def test_the_runner_holding_the_first_shard_sends_its_gradients_folded(cartpole_task: ModuleType) -> None:
+    env = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=N, seed=3, envs_per_world=PER_WORLD)
+    trainer = RLTrainer(env, device="cpu", seed=5, checkpoint_dir=tempfile.mkdtemp(), progress=False)
+    try:
+        agent, steps = trainer.agent, 4
+        settings = LossSettings.of(agent)
+        first = ShardRunner(env, SPANS, [0, 8, 16], policy_package(agent), seed=5)
+        later = ShardRunner(env, SPANS, [24, 32, 40], policy_package(agent), seed=5)  # as if of 48 environments
+        rng = np.random.default_rng(1)
+        for runner in (first, later):
+            runner.collect(policy_weights(agent), 1, steps)
+            runner.set_targets({k: rng.standard_normal((steps, N, 1)).astype(np.float32)
+                                for k in ("values", "returns", "advantages")}, settings)
+        folded = first.gradients(update_weights(agent), 8, 40, N)
+        again = first.gradients(update_weights(agent), 8, 40, N)  # the mini-batch's rows, kept
+        apart = later.gradients(update_weights(agent), 0, 4 * 48, 48)
+        assert [g.shards for g in folded] == [3] and [g.shards for g in apart] == [1, 1, 1]
+        assert folded[0].grad.tobytes() == again[0].grad.tobytes()
+        each = [shard_gradient(first.package, settings, shard_rows({k: v[:, lo:lo + n] for k, v in first._rows.items()},
+                                                                     lo, N, 8, 40), 32) for lo, n in SPANS]
+        assert folded[0].grad.tobytes() == fold(each).grad.tobytes()
+        assert folded[0].sums.tobytes() == fold(each).sums.tobytes()
+    finally:
+        trainer.close()
+        env.close()
 
 
 def test_the_choice_depends_on_the_layout_and_the_setting_only(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,8 +9,8 @@ work as RLlib's env runners do. Per iteration:
    log-probabilities and values itself, and returns the batch;
 3. the learner fills skrl's memory with the batches in environment order and runs PPO's update. With the
    data-parallel update (:mod:`simulo.rl.training.sharded_update`) it hands every actor its rows' returns
-   and advantages, then per mini-batch sends the weights and gathers each shard's gradient, over the
-   actors' direct channels.
+   and advantages, then per mini-batch sends the weights (pickled once) and gathers the shards' gradients
+   (the first actor's added up there), over the actors' direct channels.
 
 Two Ray calls per actor and iteration, instead of one round trip per step. Each actor's share is a union
 of whole rollout shards (:attr:`RayLearningEnv.rollout_layout`), each with its own random stream, so
@@ -62,7 +62,8 @@ class RayCollector:
         self.batch_bytes = 0
         self.update_bytes = 0
         """Bytes of the last iteration's sharded update: the targets out, the weights once per actor and
-        mini-batch, the shards' gradients back (0 with skrl's update)."""
+        mini-batch, the gradients back: one for the first actor's shards, one per shard of the others
+        (0 with skrl's update)."""
         self._runner_cost: RunnerCost | None = None
         self._update_cpu = 0.0
         self.last_cost: IterationCost | None = None

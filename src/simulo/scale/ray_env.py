@@ -39,6 +39,7 @@ import inspect
 import os
 import secrets
 from multiprocessing.connection import Client, Connection
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
@@ -253,12 +254,14 @@ class RayLearningEnv:
 
     def call_channels(self, name: str, args: list[tuple[Any, ...]], what: str) -> list[Any]:
         """Call method ``name`` of every actor with its own ``args`` over the direct channels (a fraction of a
-        Ray call's cost); the answers in shard order. ``name`` must be one the actors serve there.
+        Ray call's cost); the answers in shard order. ``name`` must be one the actors serve there. Actors
+        given the same ``args`` object get one message, pickled once.
 
         Raises:
             WorkerError: An actor died (the task's own exceptions are raised as themselves).
         """
-        return self._request([(name, *arg) for arg in args], what)
+        requests: dict[int, tuple[Any, ...]] = {}
+        return self._request([requests.setdefault(id(arg), (name, *arg)) for arg in args], what)
 
     def call_actors(self, name: str, args: list[tuple[Any, ...]], what: str) -> list[Any]:
         """Call Ray method ``name`` on every actor with its own ``args``; the answers in shard order.
@@ -314,12 +317,16 @@ class RayLearningEnv:
     def _request(self, requests: list[tuple[Any, ...] | None], what: str) -> list[Any]:
         """Send each shard its request (``None``: nothing), then collect every answer, in shard order.
 
-        Every answer is read before an error is raised, so the channels stay in step.
+        A request object sent to several shards is pickled once. Every answer is read before an error is
+        raised, so the channels stay in step.
         """
+        messages: dict[int, Any] = {}  # id of a request -> its pickle, as Connection.send makes it
         try:
             for channel, request in zip(self._channels, requests):
                 if request is not None:
-                    channel.send(request)
+                    if id(request) not in messages:
+                        messages[id(request)] = ForkingPickler.dumps(request)
+                    channel.send_bytes(messages[id(request)])
             answers: list[tuple[str, Any]] = [channel.recv() if request is not None else ("ok", None)
                        for channel, request in zip(self._channels, requests)]
         except (EOFError, OSError) as exc:

@@ -27,6 +27,7 @@ from simulo.rl.training.rollout_batch import IterationCost, RolloutBatch, Runner
 from simulo.rl.training.sharded_update import (
     LossSettings,
     ShardGradient,
+    fold,
     load_update_weights,
     shard_gradient,
     shard_rows,
@@ -54,6 +55,7 @@ class ShardRunner:
         self._keys = [(seed, int(first)) for first in global_firsts]
         self._rows: dict[str, torch.Tensor] = {}  # the last rollout's states, actions, log_prob; then targets
         self._settings: LossSettings | None = None
+        self._batches: dict[tuple[int, int, int], list[dict[str, torch.Tensor]]] = {}  # mini-batch -> shards' rows
         self._source = StateSource(env, torch.device("cpu"))
         self._states: torch.Tensor | None = None
         self._running = torch.zeros(env.num_envs)
@@ -119,6 +121,7 @@ class ShardRunner:
         self._states = states
         stacked = {k: torch.stack(v) for k, v in out.items() if k != "episode_returns"}
         self._rows = {k: stacked[k] for k in ("states", "actions", "log_prob")}  # kept for sharded updates
+        self._batches = {}
         return RolloutBatch(**{k: v.numpy() for k, v in stacked.items()}, last_states=states.numpy().copy(),
                             episode_returns=tuple(out["episode_returns"]))
 
@@ -128,25 +131,33 @@ class ShardRunner:
         for name in ("values", "returns", "advantages"):
             self._rows[name] = torch.from_numpy(np.array(targets[name], dtype=np.float32))
         self._settings = settings
+        self._batches = {}
 
     def gradients(self, weights: Weights, start: int, stop: int, num_envs: int) -> list[ShardGradient]:
         """Each shard's gradient for memory rows ``start .. stop - 1`` of a batch of ``num_envs``
         environments, with ``weights`` (:func:`~simulo.rl.training.sharded_update.update_weights`; the
-        gradients: :func:`~simulo.rl.training.sharded_update.shard_gradient`)."""
+        gradients: :func:`~simulo.rl.training.sharded_update.shard_gradient`).
+
+        A group that starts with the batch's first shard returns its shards folded into one
+        (:func:`~simulo.rl.training.sharded_update.fold`: the learner's own first additions, the same bytes,
+        one gradient to send instead of one per shard). Each mini-batch's rows are cut once per iteration
+        and kept for the later epochs.
+        """
         if self._settings is None or "advantages" not in self._rows:
             raise SimuloError("ShardRunner.gradients before set_targets: collect a rollout and hand out its "
                               "targets first")
         load_update_weights(self.package, weights)
+        key = (start, stop, num_envs)
+        if key not in self._batches:
+            self._batches[key] = [shard_rows({name: tensor[:, lo:hi] for name, tensor in self._rows.items()},
+                                             first, num_envs, start, stop)
+                                  for (lo, hi), (_, first) in zip(self.spans, self._keys, strict=True)]
         outer = torch.get_rng_state()  # skrl's act draws a sample it does not need here
         try:
-            out = []
-            for (lo, hi), (_, first) in zip(self.spans, self._keys, strict=True):
-                block = {name: tensor[:, lo:hi] for name, tensor in self._rows.items()}
-                rows = shard_rows(block, first, num_envs, start, stop)
-                out.append(shard_gradient(self.package, self._settings, rows, stop - start))
+            out = [shard_gradient(self.package, self._settings, rows, stop - start) for rows in self._batches[key]]
         finally:
             torch.set_rng_state(outer)
-        return out
+        return [fold(out)] if self._keys[0][1] == 0 else out
 
     def _act(self, states: torch.Tensor, streams: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """Sample each shard's actions from its own stream (skrl's ``act``, on the shard's rows only)."""

@@ -8,7 +8,8 @@ rows divided by the mini-batch's size, so the shards' gradients add up to the mi
 that holds a shard's rows (it collected them) computes that gradient with the learner's current weights
 (:func:`shard_gradient`); the learner adds the shards' gradients in shard order, clips their norm and
 steps the optimiser (:func:`sharded_update`). Per mini-batch that is one call per runner with the
-weights out and one gradient back per shard.
+weights out (pickled once for all of them) and one gradient back per shard, except that the runner holding
+the first shards adds theirs up itself, in the same order (:func:`fold`), and sends one.
 
 What stays on the learner, as in skrl 1.4.3's ``PPO._update``: the last values, GAE, the returns and the
 normalised advantages over the whole batch, the value preprocessor's and (in the first epoch, per
@@ -77,20 +78,23 @@ class LossSettings:
 
 @dataclass(frozen=True)
 class ShardGradient:
-    """One shard's share of a mini-batch step.
+    """A run of consecutive rollout shards' share of a mini-batch step (usually one shard's).
 
     Attributes:
-        grad: The gradient of the shard's share of the loss, flat float32 numpy (Ray moves numpy arrays
+        grad: The gradient of the shards' share of the loss, flat float32 numpy (Ray moves numpy arrays
             without copying them through pickle): every parameter of the policy and then of the value
-            model, in ``parameters()`` order.
-        sums: 4 values: the approximate KL divergence summed over the shard's rows, and the shard's shares
-            of the policy, value and entropy losses.
+            model, in ``parameters()`` order. For several shards, their gradients added one after another
+            in shard order (:func:`fold`).
+        sums: 4 values: the approximate KL divergence summed over the shards' rows, and the shards' shares
+            of the policy, value and entropy losses (added in the same order).
         cpu_s: CPU seconds the runner spent on it.
+        shards: How many rollout shards it covers.
     """
 
     grad: np.ndarray
     sums: np.ndarray
     cpu_s: float = 0.0
+    shards: int = 1
 
 
 class GradientSource(Protocol):
@@ -102,18 +106,29 @@ class GradientSource(Protocol):
 
     def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
         """Every shard's gradient for the memory rows ``start .. stop - 1`` with ``weights``
-        (:func:`update_weights`), in shard order."""
+        (:func:`update_weights`), in shard order; a run of shards from the first one may come folded
+        (:func:`fold`)."""
         ...
 
 
 def update_weights(agent: Any) -> Weights:
     """What a runner needs for a mini-batch's gradient: the parameters (flat, policy then value) and the
     state preprocessor's statistics, as numpy arrays (torch tensors would not cross a plain socket)."""
-    params = torch.nn.utils.parameters_to_vector([*agent.policy.parameters(), *agent.value.parameters()])
+    return _weights([*agent.policy.parameters(), *agent.value.parameters()], _statistics(agent))
+
+
+def _weights(params: Sequence[torch.Tensor], statistics: dict[str, np.ndarray] | None) -> Weights:
+    """:func:`update_weights` from the parameters and the statistics (:func:`_statistics`)."""
+    flat = torch.nn.utils.parameters_to_vector(params)  # a new tensor: its numpy view needs no copy
+    return {"params": flat.detach().cpu().numpy(), "state_preprocessor": statistics}
+
+
+def _statistics(agent: Any) -> dict[str, np.ndarray] | None:
+    """The state preprocessor's statistics as numpy copies (``None`` without one)."""
     preprocessor = agent._state_preprocessor
-    stats = None if preprocessor is None or preprocessor == agent._empty_preprocessor else \
-        {k: v.detach().cpu().numpy().copy() for k, v in preprocessor.state_dict().items()}
-    return {"params": params.detach().cpu().numpy().copy(), "state_preprocessor": stats}
+    if preprocessor is None or preprocessor == agent._empty_preprocessor:
+        return None
+    return {k: v.detach().cpu().numpy().copy() for k, v in preprocessor.state_dict().items()}
 
 
 def load_update_weights(package: PolicyPackage, weights: Weights) -> None:
@@ -215,25 +230,26 @@ def sharded_update(agent: Any, source: GradientSource) -> None:
     states = memory.get_tensor_by_name("states", keepdim=False)
     size = memory.memory_size * memory.num_envs // agent._mini_batches
     params = [*agent.policy.parameters(), *agent.value.parameters()]
-    sizes = [p.numel() for p in params]
+    grad = torch.zeros(sum(p.numel() for p in params), dtype=params[0].dtype, device=params[0].device)
+    for param, chunk in zip(params, torch.split(grad, [p.numel() for p in params]), strict=True):
+        param.grad = chunk.view_as(param)  # each step's gradient is copied in, replacing the last one's
+    statistics: dict[str, np.ndarray] | None = None  # set in the first epoch's first mini-batch
     totals = [0.0, 0.0, 0.0]  # policy, value, entropy losses
     for epoch in range(agent._learning_epochs):
         kls = []
         for k in range(agent._mini_batches):
             start, stop = size * k, size * (k + 1)
-            if epoch == 0:
+            if epoch == 0:  # the statistics change in the first epoch only
                 with torch.no_grad():
                     agent._state_preprocessor(states[start:stop], train=True)  # its statistics, as skrl's
-            parts = source.gradients(update_weights(agent), start, stop)
-            sums = torch.from_numpy(_in_order([p.sums for p in parts]))
+                statistics = _statistics(agent)
+            total = fold(source.gradients(_weights(params, statistics), start, stop))
+            sums = torch.from_numpy(total.sums)
             kl = sums[0] / size
             kls.append(kl)
             if agent._kl_threshold and kl > agent._kl_threshold:
                 break
-            agent.optimizer.zero_grad()
-            grad = torch.from_numpy(_in_order([p.grad for p in parts]))
-            for param, chunk in zip(params, torch.split(grad, sizes), strict=True):
-                param.grad = chunk.view_as(param).to(param.device)
+            grad.copy_(torch.from_numpy(total.grad))
             if agent._grad_norm_clip > 0:
                 torch.nn.utils.clip_grad_norm_(params, agent._grad_norm_clip, foreach=True)
             agent.optimizer.step()
@@ -266,6 +282,16 @@ def _stddev(agent: Any, states: torch.Tensor) -> float:
         torch.set_rng_state(outer)
 
 
+def fold(parts: Sequence[ShardGradient]) -> ShardGradient:
+    """``parts`` (consecutive runs of shards, in shard order) as one: their gradients and sums added one after
+    another, in order. A left fold, so folding a leading run first gives the same bytes: the runner that
+    holds the first shards sends them folded, the learner folds the rest onto them."""
+    if len(parts) == 1:
+        return parts[0]
+    return ShardGradient(_in_order([p.grad for p in parts]), _in_order([p.sums for p in parts]),
+                         sum(p.cpu_s for p in parts), sum(p.shards for p in parts))
+
+
 def _in_order(parts: Sequence[np.ndarray]) -> np.ndarray:
     """The sum of ``parts`` added one after another, in order (the same bytes however they were computed)."""
     total = parts[0].copy()
@@ -280,6 +306,7 @@ __all__ = [
     "GradientSource",
     "LossSettings",
     "ShardGradient",
+    "fold",
     "load_update_weights",
     "shard_gradient",
     "shard_rows",
