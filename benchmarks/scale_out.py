@@ -8,11 +8,13 @@ Training: ``simulo.RLTrainer`` (skrl's PPO, default ``agent_cfg``: 16-step rollo
 environments of a :class:`~simulo.scale.ray_env.RayLearningEnv` with 1 and with 2 env runners (Ray actors
 that hold a copy of the policy and return whole rollouts; the learner updates and broadcasts the weights).
 ``--robots`` picks the tasks: ``cartpole`` (the cartpole sample: light physics, goal 1.6x), ``arm`` (a
-five-joint arm held on position targets, the pick-and-place arm, 4 physics steps per action) and
+five-joint arm held on position targets, the pick-and-place arm, 4 physics steps per action),
 ``humanoid`` (the SDK humanoid sample's task, read from ``--samples``; goal 1.8x, meant for
-``--engine mujoco``). Both trainers start from the same seed and shard layout, so after the same
-iterations their policies must be the same bytes (checked, column ``same``). The in-process trainer
-(``simulo.LearningEnv``, no Ray) is timed too, as the reference.
+``--engine mujoco``) and ``catalog-humanoid`` (:class:`CatalogHumanoidTask`, for when the samples are not
+at hand: the catalog's humanoid with a policy of the sample's size, 19.4k parameters against 19.5k; no
+goal). Both trainers start from the same seed and shard layout, so after the same iterations their
+policies must be the same bytes (checked, column ``same``). The in-process trainer (``simulo.LearningEnv``,
+no Ray) is timed too, as the reference.
 
 Timing: alternating pairs in one run (1 worker then 2, then 2 then 1, ...), each side ``--iterations``
 iterations after a warm-up; ratio = median over pairs of (2-worker env-steps/s) / (1-worker env-steps/s).
@@ -34,6 +36,7 @@ cores. ``--sharded-update`` (default ``auto``: on from 8 M row-parameters, see
     python benchmarks/scale_out.py                        # sweep of 200 trials, training at N = 256
     python benchmarks/scale_out.py --only training --num-envs 512 --pairs 7
     python benchmarks/scale_out.py --only training --robots humanoid --engine mujoco --num-envs 1024
+    python benchmarks/scale_out.py --only training --robots catalog-humanoid --engine mujoco --num-envs 1024
     python benchmarks/scale_out.py --quick                # tiny sizes (smoke test)
 """
 
@@ -61,9 +64,10 @@ from simulo.scale.sweep import plan_shards
 
 ROOT = Path(__file__).resolve().parents[1]
 ARM_JOINTS = ("base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll")
-GOALS: dict[str, float | None] = {"sweep": 2.0, "cartpole": 1.6, "arm": None, "humanoid": 1.8}
+GOALS: dict[str, float | None] = {"sweep": 2.0, "cartpole": 1.6, "arm": None, "humanoid": 1.8,
+                                  "catalog-humanoid": None}
 SAMPLE_OPTIONS: dict[str, dict[str, Any]] = {
-    "cartpole": {}, "arm": {},
+    "cartpole": {}, "arm": {}, "catalog-humanoid": {},
     "humanoid": {"dt": 1.0 / 120.0, "physics_steps_per_action": 2, "env_spacing": 4.0},  # as its train.py
 }
 """The sample's own ``LearningEnv`` arguments (the cartpole task's defaults already are its sample's)."""
@@ -113,6 +117,52 @@ class ArmHoldTask(simulo.Task):
         q = np.asarray(self.robot.default_joint_positions)[env_ids].copy()
         q[:, self.arm] = self.home + self.random_uniform(-0.3, 0.3, (5,), env_ids=env_ids)
         self.robot.set_joint_state(q, env_ids=env_ids)
+
+
+class CatalogHumanoidTask(simulo.Task):
+    """The catalog's MuJoCo humanoid on effort targets, kept upright (numpy, no torch): 74 observations (torso
+    height and orientation, base velocities, joint positions and velocities, the last actions) and 21 actions,
+    so the policy and value networks have the humanoid sample's size."""
+
+    observation_dim = 74
+    action_dim = 21
+    episode_length_s = 8.0
+    physics_dt = 1.0 / 120.0
+    physics_steps_per_action = 2
+    env_spacing = 4.0
+
+    def build(self, scene: Any) -> None:
+        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/humanoid:v1"))
+        scene.add(self.robot, at="/World/Robot")
+        scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+
+    def on_start(self, env: Any) -> None:
+        self.actions = np.zeros((self.num_envs, self.action_dim))
+
+    def on_pre_physics_step(self, actions: Any) -> None:
+        self.actions = np.clip(np.asarray(actions, dtype=np.float64), -1.0, 1.0)
+
+    def apply_actions(self, actions: Any) -> None:
+        self.robot.set_joint_effort_target(40.0 * self.actions)
+
+    def get_observations(self) -> Any:
+        state = self.robot.state
+        return np.concatenate([np.asarray(state.pose)[:, 2:7], np.asarray(state.linear_velocity),
+                               np.asarray(state.angular_velocity), np.asarray(state.joint_positions),
+                               0.1 * np.asarray(state.joint_velocities), self.actions], axis=1).astype(np.float32)
+
+    def get_rewards(self) -> Any:
+        height = np.asarray(self.robot.state.pose)[:, 2]
+        return (1.0 + height - 0.01 * np.square(self.actions).sum(axis=1)).astype(np.float32)
+
+    def get_dones(self) -> Any:
+        fell = np.asarray(self.robot.state.pose)[:, 2] < 0.8
+        return fell, self.episode_length_buf >= self.max_episode_length - 1
+
+    def reset_idx(self, env_ids: Any) -> None:
+        self.robot.reset(env_ids)
+        q = np.asarray(self.robot.default_joint_positions)[env_ids].copy()
+        self.robot.set_joint_state(q + self.random_uniform(-0.1, 0.1, (21,), env_ids=env_ids), env_ids=env_ids)
 
 
 def _sample_task(name: str, path: Path, cls: str) -> simulo.Task:
@@ -252,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=1, help="sweep runs per worker count")
     parser.add_argument("--only", choices=("sweep", "training"), default=None)
-    parser.add_argument("--robots", default="cartpole,arm", help="training tasks: cartpole, arm, humanoid")
+    parser.add_argument("--robots", default="cartpole,arm",
+                        help="training tasks: cartpole, arm, humanoid, catalog-humanoid")
     parser.add_argument("--engine", choices=("pybullet", "mujoco"), default=None, help="physics engine of training")
     parser.add_argument("--sharded-update", choices=("auto", "on", "off"), default="auto",
                         help="PPO's update data-parallel over the runners (SIMULO_SHARDED_UPDATE)")
@@ -264,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         args.trials, args.num_envs, args.iterations, args.pairs = 32, 32, 1, 1
     robots = [r for r in args.robots.split(",") if r]
     if not robots or any(r not in GOALS or r == "sweep" for r in robots):
-        parser.error(f"--robots {args.robots!r}: expected a comma-separated list of cartpole, arm, humanoid")
+        parser.error(f"--robots {args.robots!r}: expected a comma-separated list of cartpole, arm, humanoid, "
+                     "catalog-humanoid")
     os.environ[ENV_SHARDED_UPDATE] = args.sharded_update
     import ray  # noqa: PLC0415
 
@@ -277,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "sweep"):
             rows.append(bench_sweep(args.trials, args.seed, args.repeats))
         if args.only in (None, "training"):
-            makers = {"cartpole": cartpole_task, "arm": ArmHoldTask, "humanoid": humanoid_maker(args.samples)}
+            makers = {"cartpole": cartpole_task, "arm": ArmHoldTask, "humanoid": humanoid_maker(args.samples),
+                      "catalog-humanoid": CatalogHumanoidTask}
             for robot in robots:
                 rows.append(bench_training(robot, makers[robot], args.num_envs, args.iterations, args.pairs,
                                            args.engine))
