@@ -120,6 +120,7 @@ def test_jetbot_return_rises(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_franka_reach_return_rises(tmp_path: Path) -> None:
-    history = _returns(ReachTask(), tmp_path, num_envs=32, iterations=20)
-    assert len(history) >= 10
-    assert sum(history[-3:]) / 3 > history[0] + 1.0, history  # about -13.1 to -11.6: 0.05 m closer per step
+    history = _returns(ReachTask(), tmp_path, num_envs=32, iterations=30)
+    assert len(history) >= 15
+    # about -13.1 to -10.8 in 30 iterations (at 20 it is -12.2 on some processors, -11.6 on others: too near 1.0)
+    assert sum(history[-3:]) / 3 > history[0] + 1.0, history
