@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 import simulo
-from simulo.errors import SimuloValueError
+from simulo.errors import ShapeError, SimuloValueError
 from simulo.scale.ray_env import RayLearningEnv
 
 torch = pytest.importorskip("torch")
@@ -31,10 +32,11 @@ from simulo.rl.training.sharded_update import (  # noqa: E402
     MIN_WORK,
     LossSettings,
     ShardGradient,
-    fold,
     shard_gradient,
     shard_rows,
     sharded_update,
+    tree_reduce,
+    tree_sum,
     update_weights,
     use_sharded_update,
 )
@@ -101,14 +103,13 @@ def test_sharded_update_is_the_same_bytes_for_one_and_two_workers_and_in_process
             collector: Any = trainer._collector
             assert collector.last_cost is not None and collector.last_cost.runners.update_cpu_s > 0
             assert collector.bytes_moved > collector.update_bytes > collector.batch_bytes  # gradients came back
-            # per mini-batch: the weights to each actor, one gradient for the first actor's shards (folded
-            # there) and one for each later shard; the targets once
+            # per mini-batch: the weights to each actor and one gradient from each (shards 0 and 1..2 of the
+            # 3 shards' tree with 2 workers: each a node, added up there); the targets once
             agent = trainer.agent
             grad = 4 * sum(p.numel() for p in (*agent.policy.parameters(), *agent.value.parameters()))
-            later = sum(1 for s in env.rollout_layout if s.first >= env.shards[0].stop)
-            assert later == (0 if workers == 1 else 2)
+            assert [(s.first, s.count) for s in env.shards] == ([(0, 24)] if workers == 1 else [(0, 8), (8, 16)])
             assert collector.update_bytes == 3 * 4 * agent._rollouts * N + agent._learning_epochs * \
-                agent._mini_batches * (weights_nbytes(update_weights(agent)) * workers + grad * (1 + later))
+                agent._mini_batches * (weights_nbytes(update_weights(agent)) + grad) * workers
             trained[workers] = (_parameters(trainer), trainer.reward_history)
             trainer.close()
         finally:
@@ -119,40 +120,83 @@ def test_sharded_update_is_the_same_bytes_for_one_and_two_workers_and_in_process
         assert history == trained[1][1]
 
 
-def test_folding_a_leading_run_of_shards_first_gives_the_same_bytes() -> None:
-    rng = np.random.default_rng(0)
-    parts = [ShardGradient(rng.standard_normal(1000).astype(np.float32) * 10.0 ** rng.integers(-6, 6),
-                           rng.standard_normal(4).astype(np.float32), 0.5) for _ in range(8)]
-    whole = fold(parts)
-    assert whole.shards == 8 and whole.cpu_s == 4.0
-    for k in range(1, 8):
-        early = fold([fold(parts[:k]), *parts[k:]])
-        assert early.grad.tobytes() == whole.grad.tobytes() and early.sums.tobytes() == whole.sums.tobytes()
-    assert fold(parts[:1]) is parts[0]
+def _leaves(count: int, seed: int = 0) -> list[ShardGradient]:
+    """``count`` single-shard gradients of values many orders of magnitude apart (so that the order of
+    adding them shows in the bytes)."""
+    rng = np.random.default_rng(seed)
+    return [ShardGradient(rng.standard_normal(1000).astype(np.float32) * np.float32(10.0 ** rng.integers(-6, 6)),
+                          rng.standard_normal(4).astype(np.float32), 0.5) for _ in range(count)]
 
 
-def test_the_runner_holding_the_first_shard_sends_its_gradients_folded(cartpole_task: ModuleType) -> None:
+def test_the_shards_are_added_up_in_a_tree_fixed_by_their_number() -> None:
+    s = _leaves(5)
+    whole = tree_sum(s)
+    # 5 shards: [0, 5) splits into [0, 2) and [2, 5), [2, 5) into [2, 3) and [3, 5)
+    expected = (s[0].grad + s[1].grad) + (s[2].grad + (s[3].grad + s[4].grad))
+    assert whole.grad.tobytes() == expected.tobytes() and whole.shards == 5 and whole.cpu_s == 2.5
+    assert whole.sums.tobytes() == ((s[0].sums + s[1].sums) + (s[2].sums + (s[3].sums + s[4].sums))).tobytes()
+    in_order = s[0].grad + s[1].grad + s[2].grad + s[3].grad + s[4].grad
+    assert whole.grad.tobytes() != in_order.tobytes()  # the order shows in these values' bytes
+    assert tree_sum(s[:1]) is s[0]
+
+
+@pytest.mark.parametrize("total", [1, 2, 3, 5, 8, 13])
+def test_any_grouping_of_the_shards_gives_the_same_bytes(total: int) -> None:
+    leaves = _leaves(total, seed=total)
+    whole = tree_sum(leaves)
+    for cuts in range(2 ** (total - 1)):  # every way to cut the shards into consecutive groups
+        bounds = [0, *[k + 1 for k in range(total - 1) if cuts >> k & 1], total]
+        sent = [node for lo, hi in itertools.pairwise(bounds) for node in tree_reduce(leaves[lo:hi], lo, total)]
+        assert sum(node.shards for node in sent) == total
+        again = tree_sum(sent)
+        assert again.grad.tobytes() == whole.grad.tobytes() and again.sums.tobytes() == whole.sums.tobytes()
+
+
+def test_a_group_sends_the_largest_nodes_inside_it() -> None:
+    leaves = _leaves(8)
+    assert [n.shards for n in tree_reduce(leaves[:4], 0, 8)] == [4]  # 2 runners over 8 shards: one sum each
+    assert [n.shards for n in tree_reduce(leaves[4:], 4, 8)] == [4]
+    assert [n.shards for n in tree_reduce(leaves[:3], 0, 8)] == [2, 1]
+    assert [n.shards for n in tree_reduce(leaves[3:6], 3, 8)] == [1, 2]
+    assert [n.shards for n in tree_reduce(leaves[1:7], 1, 8)] == [1, 2, 2, 1]
+
+
+def test_parts_that_do_not_fit_the_tree_are_refused() -> None:
+    leaves = _leaves(4)
+    not_a_node = r"shard 1 is inside a part of \[1, 2, 1\] shards that is not a node of the 4 shards' tree"
+    with pytest.raises(SimuloValueError, match=not_a_node):
+        tree_reduce([leaves[0], tree_sum(leaves[1:3]), leaves[3]], 0, 4)  # shards 1..2 are not a node
+    with pytest.raises(SimuloValueError, match="expected some of the 4 shards"):
+        tree_reduce(leaves[:3], 2, 4)
+    with pytest.raises(SimuloValueError, match="expected some of the 4 shards"):
+        tree_reduce([], 0, 4)
+
+
+def test_each_runner_sends_its_shards_added_up_in_the_tree(cartpole_task: ModuleType) -> None:
     env = simulo.LearningEnv(cartpole_task.CartpoleTask(), num_envs=N, seed=3, envs_per_world=PER_WORLD)
     trainer = RLTrainer(env, device="cpu", seed=5, checkpoint_dir=tempfile.mkdtemp(), progress=False)
     try:
         agent, steps = trainer.agent, 4
         settings = LossSettings.of(agent)
-        first = ShardRunner(env, SPANS, [0, 8, 16], policy_package(agent), seed=5)
-        later = ShardRunner(env, SPANS, [24, 32, 40], policy_package(agent), seed=5)  # as if of 48 environments
+        whole = ShardRunner(env, SPANS, [0, 8, 16], policy_package(agent), seed=5)
+        # as if the 3 shards were shards 2..4 of a layout of 6 over 48 environments
+        middle = ShardRunner(env, SPANS, [16, 24, 32], policy_package(agent), seed=5, layout=(2, 6))
         rng = np.random.default_rng(1)
-        for runner in (first, later):
+        for runner in (whole, middle):
             runner.collect(policy_weights(agent), 1, steps)
             runner.set_targets({k: rng.standard_normal((steps, N, 1)).astype(np.float32)
                                 for k in ("values", "returns", "advantages")}, settings)
-        folded = first.gradients(update_weights(agent), 8, 40, N)
-        again = first.gradients(update_weights(agent), 8, 40, N)  # the mini-batch's rows, kept
-        apart = later.gradients(update_weights(agent), 0, 4 * 48, 48)
-        assert [g.shards for g in folded] == [3] and [g.shards for g in apart] == [1, 1, 1]
-        assert folded[0].grad.tobytes() == again[0].grad.tobytes()
-        each = [shard_gradient(first.package, settings, shard_rows({k: v[:, lo:lo + n] for k, v in first._rows.items()},
+        summed = whole.gradients(update_weights(agent), 8, 40, N)
+        again = whole.gradients(update_weights(agent), 8, 40, N)  # the mini-batch's rows, kept
+        apart = middle.gradients(update_weights(agent), 0, 4 * 48, 48)
+        assert [g.shards for g in summed] == [3] and [g.shards for g in apart] == [1, 1, 1]  # 2 | 3 | 4..5
+        assert summed[0].grad.tobytes() == again[0].grad.tobytes()
+        each = [shard_gradient(whole.package, settings, shard_rows({k: v[:, lo:lo + n] for k, v in whole._rows.items()},
                                                                      lo, N, 8, 40), 32) for lo, n in SPANS]
-        assert folded[0].grad.tobytes() == fold(each).grad.tobytes()
-        assert folded[0].sums.tobytes() == fold(each).sums.tobytes()
+        assert summed[0].grad.tobytes() == tree_sum(each).grad.tobytes()
+        assert summed[0].sums.tobytes() == tree_sum(each).sums.tobytes()
+        with pytest.raises(ShapeError, match="do not fit in a layout of 4 shards"):
+            ShardRunner(env, SPANS, [0, 8, 16], policy_package(agent), seed=5, layout=(2, 4))
     finally:
         trainer.close()
         env.close()

@@ -10,7 +10,8 @@ work as RLlib's env runners do. Per iteration:
 3. the learner fills skrl's memory with the batches in environment order and runs PPO's update. With the
    data-parallel update (:mod:`simulo.rl.training.sharded_update`) it hands every actor its rows' returns
    and advantages, then per mini-batch sends the weights (pickled once) and gathers the shards' gradients
-   (the first actor's added up there), over the actors' direct channels.
+   over the actors' direct channels, each actor's added up there into nodes of the shards' tree (one sum
+   per actor for 1 or 2 actors over 8 shards).
 
 Two Ray calls per actor and iteration, instead of one round trip per step. Each actor's share is a union
 of whole rollout shards (:attr:`RayLearningEnv.rollout_layout`), each with its own random stream, so
@@ -56,7 +57,7 @@ class RayCollector:
         for group in env.shards:
             inside = [s for s in env.rollout_layout if group.first <= s.first < group.stop]
             args.append((package, [(s.first - group.first, s.count) for s in inside], [s.first for s in inside],
-                         seed))
+                         seed, (inside[0].index, len(env.rollout_layout))))
         env.call_actors("open_runner", args, "copying the policy to the rollout actors")
         self.weights_bytes = 0
         self.batch_bytes = 0
@@ -106,8 +107,9 @@ class RayCollector:
         self._env.call_channels("set_targets", args, "handing out the update's targets")
 
     def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
-        """Every shard's gradient for memory rows ``start .. stop - 1``, in shard order: one request per actor
-        over its direct channel (a mini-batch's round trip is too short for a Ray call's overhead)."""
+        """The shards' gradients for memory rows ``start .. stop - 1``, in shard order, as nodes of the shards'
+        tree (:func:`~simulo.rl.training.sharded_update.tree_reduce`): one request per actor over its direct
+        channel (a mini-batch's round trip is too short for a Ray call's overhead)."""
         parts: list[list[ShardGradient]] = self._env.call_channels(
             "gradients", [(weights, start, stop, self._env.num_envs)] * len(self._env.shards),
             f"the gradients of memory rows {start}..{stop - 1}")

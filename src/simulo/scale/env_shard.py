@@ -114,14 +114,16 @@ class EnvShard:
         """The actor's process id."""
         return os.getpid()
 
-    def open_runner(self, package: Any, spans: list[tuple[int, int]], firsts: list[int], seed: int) -> None:
-        """Hold a copy of the policy for env-runner rollouts (:mod:`simulo.scale.env_runners`)."""
+    def open_runner(self, package: Any, spans: list[tuple[int, int]], firsts: list[int], seed: int,
+                    layout: tuple[int, int]) -> None:
+        """Hold a copy of the policy for env-runner rollouts (:mod:`simulo.scale.env_runners`); ``layout``:
+        the index of the shard's first rollout shard and the layout's number of them."""
         import torch  # noqa: PLC0415 - training only
 
         from simulo.rl.training.collector import ShardRunner  # noqa: PLC0415
 
         torch.set_num_threads(1)
-        self.runner = ShardRunner(self.env, spans, firsts, package, seed)
+        self.runner = ShardRunner(self.env, spans, firsts, package, seed, layout)
 
     def collect(self, weights: Any, iteration: int, steps: int) -> tuple[Any, Any]:
         """Collect one rollout of the shard with ``weights``: the

@@ -27,10 +27,10 @@ from simulo.rl.training.rollout_batch import IterationCost, RolloutBatch, Runner
 from simulo.rl.training.sharded_update import (
     LossSettings,
     ShardGradient,
-    fold,
     load_update_weights,
     shard_gradient,
     shard_rows,
+    tree_reduce,
 )
 
 
@@ -43,15 +43,26 @@ class ShardRunner:
         global_firsts: The global index of each shard's first environment (keys its random stream).
         package: The models to act with.
         seed: The trainer's seed.
+        layout: ``(index, total)``: the index of the group's first shard in the batch's rollout layout and the
+            layout's number of shards (they place the group in the tree its gradients are added up in);
+            ``None``: the group is the whole layout.
+
+    Raises:
+        ShapeError: The spans do not cover ``env`` in order, or do not fit in ``layout``.
     """
 
     def __init__(self, env: Any, spans: Sequence[tuple[int, int]], global_firsts: Sequence[int],
-                 package: PolicyPackage, seed: int) -> None:
+                 package: PolicyPackage, seed: int, layout: tuple[int, int] | None = None) -> None:
         covered = [(first, first + count) for first, count in spans]
         if not covered or covered[0][0] != 0 or covered[-1][1] != env.num_envs or \
                 any(a[1] != b[0] for a, b in itertools.pairwise(covered)):
             raise ShapeError(f"rollout shards {list(spans)} do not cover the {env.num_envs} environments in order")
+        index, total = (0, len(covered)) if layout is None else layout
+        if index < 0 or index + len(covered) > total:
+            raise ShapeError(f"rollout shards {index}..{index + len(covered) - 1} do not fit in a layout of "
+                             f"{total} shards")
         self.env, self.spans, self.package = env, covered, package
+        self._layout = (index, total)
         self._keys = [(seed, int(first)) for first in global_firsts]
         self._rows: dict[str, torch.Tensor] = {}  # the last rollout's states, actions, log_prob; then targets
         self._settings: LossSettings | None = None
@@ -138,10 +149,10 @@ class ShardRunner:
         environments, with ``weights`` (:func:`~simulo.rl.training.sharded_update.update_weights`; the
         gradients: :func:`~simulo.rl.training.sharded_update.shard_gradient`).
 
-        A group that starts with the batch's first shard returns its shards folded into one
-        (:func:`~simulo.rl.training.sharded_update.fold`: the learner's own first additions, the same bytes,
-        one gradient to send instead of one per shard). Each mini-batch's rows are cut once per iteration
-        and kept for the later epochs.
+        The group's shards come added up into the largest nodes of the layout's tree that lie inside the
+        group (:func:`~simulo.rl.training.sharded_update.tree_reduce`: the learner's own additions, the same
+        bytes; one gradient to send when the group is a node, as for 1 or 2 groups of 8 shards). Each
+        mini-batch's rows are cut once per iteration and kept for the later epochs.
         """
         if self._settings is None or "advantages" not in self._rows:
             raise SimuloError("ShardRunner.gradients before set_targets: collect a rollout and hand out its "
@@ -157,7 +168,7 @@ class ShardRunner:
             out = [shard_gradient(self.package, self._settings, rows, stop - start) for rows in self._batches[key]]
         finally:
             torch.set_rng_state(outer)
-        return [fold(out)] if self._keys[0][1] == 0 else out
+        return tree_reduce(out, *self._layout)
 
     def _act(self, states: torch.Tensor, streams: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """Sample each shard's actions from its own stream (skrl's ``act``, on the shard's rows only)."""

@@ -6,10 +6,12 @@ skrl's distributed mode or RLlib's multi-learner setup do, keeping the bytes ind
 of runners. Each mini-batch's losses are cut by rollout shard: a shard's share is the sum over its own
 rows divided by the mini-batch's size, so the shards' gradients add up to the mini-batch's. The runner
 that holds a shard's rows (it collected them) computes that gradient with the learner's current weights
-(:func:`shard_gradient`); the learner adds the shards' gradients in shard order, clips their norm and
-steps the optimiser (:func:`sharded_update`). Per mini-batch that is one call per runner with the
-weights out (pickled once for all of them) and one gradient back per shard, except that the runner holding
-the first shards adds theirs up itself, in the same order (:func:`fold`), and sends one.
+(:func:`shard_gradient`); the learner adds the shards' gradients up, clips their norm and steps the
+optimiser (:func:`sharded_update`). The sum's order is a tree fixed by the shard layout alone
+(:func:`tree_reduce`): a node's sum is its left half's plus its right half's, so whoever holds the whole of a
+node can add it up and the bytes stay the same. Each runner sends the largest nodes inside its own shards
+(with 2 runners over 8 shards, one sum each); the learner adds those. Per mini-batch that is one call per
+runner with the weights out (pickled once for all of them) and a gradient or a few back.
 
 What stays on the learner, as in skrl 1.4.3's ``PPO._update``: the last values, GAE, the returns and the
 normalised advantages over the whole batch, the value preprocessor's and (in the first epoch, per
@@ -83,12 +85,12 @@ class ShardGradient:
     Attributes:
         grad: The gradient of the shards' share of the loss, flat float32 numpy (Ray moves numpy arrays
             without copying them through pickle): every parameter of the policy and then of the value
-            model, in ``parameters()`` order. For several shards, their gradients added one after another
-            in shard order (:func:`fold`).
+            model, in ``parameters()`` order. For several shards, a node of the shards' tree: their
+            gradients added up in the tree's order (:func:`tree_reduce`).
         sums: 4 values: the approximate KL divergence summed over the shards' rows, and the shards' shares
-            of the policy, value and entropy losses (added in the same order).
-        cpu_s: CPU seconds the runner spent on it.
-        shards: How many rollout shards it covers.
+            of the policy, value and entropy losses (added up in the same order).
+        cpu_s: CPU seconds the runners spent on it.
+        shards: How many consecutive rollout shards it covers.
     """
 
     grad: np.ndarray
@@ -105,9 +107,9 @@ class GradientSource(Protocol):
         ...
 
     def gradients(self, weights: Weights, start: int, stop: int) -> list[ShardGradient]:
-        """Every shard's gradient for the memory rows ``start .. stop - 1`` with ``weights``
-        (:func:`update_weights`), in shard order; a run of shards from the first one may come folded
-        (:func:`fold`)."""
+        """The shards' gradients for the memory rows ``start .. stop - 1`` with ``weights``
+        (:func:`update_weights`), in shard order, as nodes of the shards' tree (:func:`tree_reduce`), each
+        one shard or the sum of several."""
         ...
 
 
@@ -243,7 +245,7 @@ def sharded_update(agent: Any, source: GradientSource) -> None:
                 with torch.no_grad():
                     agent._state_preprocessor(states[start:stop], train=True)  # its statistics, as skrl's
                 statistics = _statistics(agent)
-            total = fold(source.gradients(_weights(params, statistics), start, stop))
+            total = tree_sum(source.gradients(_weights(params, statistics), start, stop))
             sums = torch.from_numpy(total.sums)
             kl = sums[0] / size
             kls.append(kl)
@@ -282,22 +284,64 @@ def _stddev(agent: Any, states: torch.Tensor) -> float:
         torch.set_rng_state(outer)
 
 
-def fold(parts: Sequence[ShardGradient]) -> ShardGradient:
-    """``parts`` (consecutive runs of shards, in shard order) as one: their gradients and sums added one after
-    another, in order. A left fold, so folding a leading run first gives the same bytes: the runner that
-    holds the first shards sends them folded, the learner folds the rest onto them."""
-    if len(parts) == 1:
-        return parts[0]
-    return ShardGradient(_in_order([p.grad for p in parts]), _in_order([p.sums for p in parts]),
-                         sum(p.cpu_s for p in parts), sum(p.shards for p in parts))
+def tree_reduce(parts: Sequence[ShardGradient], first: int, total: int) -> list[ShardGradient]:
+    """The largest nodes of the shards' tree that ``parts`` cover, each added up in the tree's order.
+
+    The tree is fixed by the number of shards alone: the root covers shards ``0 .. total - 1``, a node of
+    more than one shard splits at its middle (``(lo + hi) // 2``) and its sum is its left half's plus its
+    right half's. Every node's bytes are therefore the same whoever adds it up: a runner reduces its own
+    shards to the largest nodes inside them, and the learner reduces what all the runners sent to the root.
+
+    Args:
+        parts: Consecutive runs of shards in shard order, starting at shard ``first``; each one shard or a
+            node of the tree (as :func:`tree_reduce` returns them).
+        first: The index of the first part's first shard.
+        total: The shards in the whole layout.
+
+    Returns:
+        The largest nodes inside the shards ``parts`` cover, in shard order (the root alone when they
+        cover every shard).
+
+    Raises:
+        SimuloValueError: The parts do not fit in the layout, or one covers several shards without being a
+            node of the tree.
+    """
+    given: dict[tuple[int, int], ShardGradient] = {}
+    stop = first
+    for part in parts:
+        given[(stop, stop + part.shards)] = part
+        stop += part.shards
+    if not parts or first < 0 or stop > total:
+        raise SimuloValueError(f"gradients of shards {first}..{stop - 1}: expected some of the {total} shards "
+                               f"0..{total - 1}")
+
+    def node(lo: int, hi: int) -> ShardGradient:
+        part = given.get((lo, hi))
+        if part is not None:
+            return part
+        if hi - lo == 1:  # not given alone: it is inside a part that is no node (parts never overlap)
+            raise SimuloValueError(f"gradients of shards {first}..{stop - 1}: shard {lo} is inside a part of "
+                                   f"{[p.shards for p in parts]} shards that is not a node of the {total} "
+                                   f"shards' tree")
+        mid = (lo + hi) // 2
+        left, right = node(lo, mid), node(mid, hi)
+        return ShardGradient(left.grad + right.grad, left.sums + right.sums, left.cpu_s + right.cpu_s, hi - lo)
+
+    def cover(lo: int, hi: int) -> list[ShardGradient]:
+        if hi <= first or stop <= lo:
+            return []
+        if first <= lo and hi <= stop:
+            return [node(lo, hi)]
+        mid = (lo + hi) // 2
+        return cover(lo, mid) + cover(mid, hi)
+
+    return cover(0, total)
 
 
-def _in_order(parts: Sequence[np.ndarray]) -> np.ndarray:
-    """The sum of ``parts`` added one after another, in order (the same bytes however they were computed)."""
-    total = parts[0].copy()
-    for part in parts[1:]:
-        total += part
-    return total
+def tree_sum(parts: Sequence[ShardGradient]) -> ShardGradient:
+    """Every shard's gradient added up in the tree's order (:func:`tree_reduce`): ``parts`` cover the whole
+    layout, in shard order."""
+    return tree_reduce(parts, 0, sum(p.shards for p in parts))[0]
 
 
 __all__ = [
@@ -306,11 +350,12 @@ __all__ = [
     "GradientSource",
     "LossSettings",
     "ShardGradient",
-    "fold",
     "load_update_weights",
     "shard_gradient",
     "shard_rows",
     "sharded_update",
+    "tree_reduce",
+    "tree_sum",
     "update_weights",
     "use_sharded_update",
 ]
