@@ -34,6 +34,9 @@ FLAG_DEFAULTS: dict[str, Any] = {
 }
 """Every flag's value when it is not given (the parser's defaults; the plain run's whole namespace)."""
 
+BLAS_THREADS_VARIABLE = "OPENBLAS_NUM_THREADS"
+"""Set to 1 for the app's process (and its Ray workers) unless the user set it: see :func:`main`."""
+
 
 def _flags(argv: Sequence[str]) -> SimpleNamespace | int:
     """The flags of ``argv``, or the exit status of a usage error (or ``--help``)."""
@@ -51,6 +54,10 @@ def main(argv: list[str]) -> int:
         return args
     if args.engine is not None:  # the cell's Simulation and any Ray worker take the engine from the environment
         os.environ[ENGINE_VARIABLE] = args.engine
+    # The app's linear algebra is on vectors and matrices of 3 to 7 (per environment), where numpy's OpenBLAS
+    # pool of one thread per core only spins: one worker thread burnt about 0.1 CPU s of a 0.25 s run (0.35 ->
+    # 0.25 CPU s, and 1-2 % of the wall time) on the 2-core dev machine. Read when numpy loads, which is next.
+    os.environ.setdefault(BLAS_THREADS_VARIABLE, "1")
     _announce(args)
     # A single run is short and leaves next to no cyclic garbage (about 1,000 objects, --stack and --ik numeric
     # included), while its start-up (numpy, the contract, the cell) makes ~60 collections of young objects
