@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 import simulo
 from simulo.authoring import catalog
 from simulo.authoring.asset import Asset
+from simulo.authoring.catalog import lookup
 from simulo.authoring.pose import Pose
 from simulo.errors import AssetError, UrdfError
 
@@ -86,6 +88,8 @@ def test_from_urdf_file_resolves_meshes_from_its_folder(tmp_path: Path) -> None:
     assert asset.base_dir == folder.resolve()
     assert asset.source_path == file.resolve()
     assert asset.urdf_path() == file.resolve()
+    assert asset.urdf_file() == str(file.resolve())  # what engines are given
+    assert isinstance(asset.base_dir, Path) and isinstance(asset.source_path, Path)
     assert asset.fixed_base is True
     assert Asset.urdf(str(file)).model == asset.model
     (folder / "meshes" / "cube.obj").unlink()
@@ -280,3 +284,11 @@ def test_string_asset_with_relative_mesh_loads_in_pybullet(tmp_path: Path, bulle
     body = p.loadURDF(str(asset.urdf_path()), physicsClientId=client)
     lo, hi = p.getAABB(body, -1, physicsClientId=client)
     assert hi[0] - lo[0] == pytest.approx(0.1, abs=0.02)  # the 10 cm cube mesh was found and loaded
+
+
+def test_a_catalog_file_is_an_absolute_path_and_a_path() -> None:
+    entry = lookup("simulo/robot/pick_arm:v1")
+    assert os.path.isabs(entry.file_path) and os.path.isfile(entry.file_path)
+    assert entry.file == Path(entry.file_path)
+    asset = Asset.from_registry("simulo/robot/pick_arm:v1")
+    assert asset.urdf_file() == entry.file_path and asset.source_path == entry.file

@@ -24,20 +24,19 @@ from __future__ import annotations
 import dataclasses
 import marshal
 import os
-from pathlib import Path
 from typing import Any
 
 from simulo.authoring.urdf_model import JointLimits, UrdfJoint, UrdfMesh, UrdfModel
 
 _FORMAT = 1
 _CLASSES: dict[str, type] = {cls.__name__: cls for cls in (UrdfModel, UrdfJoint, JointLimits, UrdfMesh)}
-_AUTHORING = Path(__file__).parent
+_AUTHORING = os.path.dirname(__file__)
 _KEPT = 64  # models of this process's files kept for checked_model
 _SEEN: dict[str, tuple[str, UrdfModel]] = {}  # str(path) -> (the text checked, its model)
 
 
-def checked_file(text: str, path: Path) -> UrdfModel:
-    """``check_urdf(text, source=str(path), base_dir=path.parent)``, from the stored summary when there is one.
+def checked_file(text: str, path: str | os.PathLike[str]) -> UrdfModel:
+    """``check_urdf(text, source=path, base_dir=<its folder>)``, from the stored summary when there is one.
 
     Args:
         text: The document read from ``path``.
@@ -46,6 +45,7 @@ def checked_file(text: str, path: Path) -> UrdfModel:
     Raises:
         UrdfError: The document has problems (checked afresh; problems are never stored).
     """
+    path = os.fspath(path)
     cacheable = "<mesh" not in text and "$(" not in text
     store = _store_path(path) if cacheable else None
     key = _checker_key() if store is not None else None
@@ -53,12 +53,12 @@ def checked_file(text: str, path: Path) -> UrdfModel:
     if model is None:
         from simulo.authoring.urdf import check_urdf  # noqa: PLC0415 (the checker loads only when a text is new)
 
-        model = check_urdf(text, source=str(path), base_dir=path.parent)
+        model = check_urdf(text, source=path, base_dir=os.path.dirname(path))
         if store is not None and not model.meshes and not model.substitutions:
             _save(store, (_FORMAT, key, text, _encode(model)))
     if len(_SEEN) >= _KEPT:  # a bound, not a policy: an engine asks right after the check (no thread can break it)
         _SEEN.clear()
-    _SEEN[str(path)] = (text, model)
+    _SEEN[path] = (text, model)
     return model
 
 
@@ -80,7 +80,7 @@ def checked_model(path: str | os.PathLike[str]) -> UrdfModel | None:
     return seen[1] if text == seen[0] else None
 
 
-def cache_folder() -> Path | None:
+def cache_folder() -> str | None:
     """This user's folder of stored summaries (made if missing), or None when none can be used safely."""
     root = next((os.environ[v] for v in ("TMPDIR", "TEMP", "TMP") if os.path.isdir(os.environ.get(v, ""))), "/tmp")
     if not os.path.isdir(root) or not hasattr(os, "getuid"):
@@ -93,15 +93,15 @@ def cache_folder() -> Path | None:
         return None
     if info.st_uid != os.getuid() or info.st_mode & 0o077 or not os.path.isdir(folder) or os.path.islink(folder):
         return None  # someone else's folder, or one that others can write to: never trusted
-    return Path(folder)
+    return folder
 
 
-def _store_path(path: Path) -> Path | None:
+def _store_path(path: str) -> str | None:
     folder = cache_folder()
     if folder is None:
         return None
-    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in str(path))
-    return folder / f"{name[-120:]}.checked"
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in path)
+    return os.path.join(folder, f"{name[-120:]}.checked")
 
 
 def _checker_key() -> tuple[Any, ...]:
@@ -115,7 +115,7 @@ def _checker_key() -> tuple[Any, ...]:
     return tuple(sorted(stats))
 
 
-def _load(store: Path, text: str, key: tuple[Any, ...] | None) -> UrdfModel | None:
+def _load(store: str, text: str, key: tuple[Any, ...] | None) -> UrdfModel | None:
     try:
         with open(store, "rb") as file:
             fmt, stored_key, stored_text, encoded = marshal.loads(file.read())
@@ -127,9 +127,10 @@ def _load(store: Path, text: str, key: tuple[Any, ...] | None) -> UrdfModel | No
     return model if isinstance(model, UrdfModel) else None
 
 
-def _save(store: Path, record: tuple[Any, ...]) -> None:
+def _save(store: str, record: tuple[Any, ...]) -> None:
     """Write ``record`` atomically (a failed write leaves no file and is not an error: the cache is optional)."""
-    partial = store.with_name(f".{store.name}.{os.getpid()}.part")
+    folder, name = os.path.split(store)
+    partial = os.path.join(folder, f".{name}.{os.getpid()}.part")
     try:
         data = marshal.dumps(record)
     except ValueError:  # a value marshal cannot write: nothing is stored

@@ -7,7 +7,7 @@ Each limit sits below what was measured to break PyBullet 3.2.7 or to take unbou
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from simulo.errors import AssetError, SizeLimitError
 
@@ -33,7 +33,7 @@ MAX_XML_DEPTH = 64
 """Deepest element nesting in a URDF (a URDF needs 5 levels: robot, link, collision, geometry, mesh)."""
 
 
-def read_bounded(path: Path, limit: int, what: str) -> bytes:
+def read_bounded(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
     """Read a whole file after checking its size, turning every file-system error into an ``AssetError``.
 
     Args:
@@ -49,11 +49,11 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
         AssetError: The file cannot be read (missing, a folder, no permission, an I/O error).
     """
     try:
-        size = path.stat().st_size
+        size = os.stat(path).st_size
         if size > limit:
             raise SizeLimitError(f"{what} {str(path)!r} has {size} bytes, more than the {limit} bytes "
                                  f"({limit // (1024 * 1024)} MiB) accepted; nothing was read")
-        with path.open("rb") as file:
+        with open(path, "rb") as file:
             data = file.read(limit + 1)  # a file that grew since stat() is still bounded
     except OSError as exc:
         raise AssetError(f"{what} {str(path)!r} cannot be read: {exc.strerror or exc}") from exc

@@ -21,6 +21,7 @@ Pure Python; imports neither ``pybullet`` nor ``numpy``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from simulo.authoring import xacro_args
@@ -208,7 +209,7 @@ class _Checker(JointChecks):
 
 
 
-def check_urdf(text: str, source: str = "<string>", base_dir: Path | None = None) -> UrdfModel:
+def check_urdf(text: str, source: str = "<string>", base_dir: str | os.PathLike[str] | None = None) -> UrdfModel:
     """Check a URDF document and list every problem in it at once.
 
     Args:

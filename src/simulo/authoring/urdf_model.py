@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simulo._frozen import frozen_dataclass
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 JOINT_TYPES: tuple[str, ...] = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar", "spherical")
 """Joint types a URDF may use: urdfdom's, and PyBullet's ``spherical`` (a ball joint; pybullet_data's humanoid)."""

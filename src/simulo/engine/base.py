@@ -26,8 +26,8 @@ layer imports them from.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -83,9 +83,9 @@ class Engine(Protocol):
         """
         ...
 
-    def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
+    def add_articulation(self, path: str | os.PathLike[str], poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False, inertia_from_file: bool = True) -> ArticulationBatch:
-        """Load one copy of a URDF per environment at root-link poses (num_envs, 7).
+        """Load one copy of a URDF file (``path``) per environment at root-link poses (num_envs, 7).
 
         ``inertia_from_file`` takes each link's inertia from its ``<inertia>`` (as urdfdom, Isaac Lab's importer
         and MuJoCo do); False lets the engine compute it from the collision shapes where it can (PyBullet's

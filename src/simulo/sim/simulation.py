@@ -289,7 +289,7 @@ class Simulation:
             fixed = bool(asset.fixed_base)
         fixed = fixed or robot.visual_only
         self_collision = bool(robot.articulation.enable_self_collision)
-        batch = self._engine.add_articulation(asset.urdf_path(), poses, fixed, robot.scale[0], self_collision,
+        batch = self._engine.add_articulation(asset.urdf_file(), poses, fixed, robot.scale[0], self_collision,
                                               inertia_from_file=asset.inertia_from_file)
         self._robots.append(robot)  # listed first, so that close() detaches it if attaching fails half-way
         robot.runtime_attach(batch, self.tensors, poses, self._origins if per_env else None, self.dt)

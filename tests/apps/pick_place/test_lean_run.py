@@ -41,7 +41,8 @@ def test_a_run_without_tracking_has_the_same_physics_and_no_tracking_error() -> 
     assert untracked.steps == tracked.steps == 2580
 
 
-def test_the_flagship_imports_neither_the_urdf_preparer_nor_json_nor_argparse_nor_xml(tmp_path: Path) -> None:
+def test_the_flagship_imports_neither_the_urdf_preparer_nor_json_nor_argparse_nor_xml_nor_pathlib(
+        tmp_path: Path) -> None:
     code = ("import contextlib, io, sys\n"
             "from simulo.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -51,12 +52,14 @@ def test_the_flagship_imports_neither_the_urdf_preparer_nor_json_nor_argparse_no
              "simulo.authoring.catalog.organisation", "argparse", "gettext", "locale", "pkgutil",
              "simulo.cli.pick_place_flags", "simulo.authoring.urdf", "simulo.authoring.urdf_joints",
              "xml.etree.ElementTree", "defusedxml", "simulo.authoring.urdf_xml", "pyexpat",
-             "simulo.engine.pybullet.grasp", "simulo.apps.pick_place.numeric_ik", "simulo._optional"]
+             "simulo.engine.pybullet.grasp", "simulo.apps.pick_place.numeric_ik", "simulo._optional",
+             "pathlib", "urllib.parse", "ipaddress"]
     env = {**os.environ, "TMPDIR": str(tmp_path)}  # a fresh store of checked URDFs
     runs = [subprocess.run([sys.executable, "-c", f"NAMES = {names!r}\n" + code], capture_output=True, text=True,
                            check=True, timeout=300, env=env).stdout for _ in range(2)]
     # the arm's file checked (parsed), then its stored summary used: the engine takes its order from the summary
-    checker = ["pyexpat", "simulo.authoring.urdf", "simulo.authoring.urdf_joints", "simulo.authoring.urdf_xml"]
+    checker = ["ipaddress", "pathlib", "pyexpat", "simulo.authoring.urdf", "simulo.authoring.urdf_joints",
+               "simulo.authoring.urdf_xml", "urllib.parse"]
     assert runs[0] == f"0 {checker}\n"
     assert runs[1] == "0 []\n"
 

@@ -61,15 +61,15 @@ class OrgAsset:
     fixed_base: bool
 
 
-def search_roots(app_folder: Path) -> list[Path]:
+def search_roots(app_folder: str | os.PathLike[str]) -> list[Path]:
     """The asset roots searched for references made from ``app_folder``, in order (see the module docstring)."""
     roots = [Path(part).expanduser() for part in os.environ.get(ASSET_PATH_ENV, "").split(os.pathsep) if part]
-    folder = app_folder.resolve()
+    folder = Path(app_folder).resolve()
     roots.extend(d / "assets" for d in (folder, *folder.parents))
     return roots
 
 
-def locate(ref: AssetRef, app_folder: Path) -> OrgAsset:
+def locate(ref: AssetRef, app_folder: str | os.PathLike[str]) -> OrgAsset:
     """Find the folder and entry file of an organisation reference.
 
     Args:

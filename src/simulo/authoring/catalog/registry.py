@@ -12,12 +12,16 @@ The version is always required here: there is no server to pick the latest one.
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simulo._frozen import frozen_dataclass
 from simulo.authoring.pose import Pose
 from simulo.errors import AssetError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 REF_FORM = "simulo/robot/<name>:v<N>"
 """The form of a catalog reference, for error messages."""
@@ -35,7 +39,7 @@ _REF = (  # compiled on first use (re keeps it), not at import
     r"^(?:(?P<publisher>[a-z0-9][a-z0-9_-]*)/)?(?P<kind>[a-z]+)/(?P<name>[a-z0-9][a-z0-9_.-]*)"
     r":v(?P<version>[1-9][0-9]*)$"
 )
-_FOLDER = Path(__file__).resolve().parent
+_FOLDER = os.path.dirname(os.path.realpath(__file__))
 _PYBULLET_DATA = "pybullet_data"
 
 
@@ -119,20 +123,31 @@ class CatalogEntry:
 
     @property
     def file(self) -> Path:
-        """The URDF file.
+        """:attr:`file_path` as a :class:`pathlib.Path`.
+
+        Raises:
+            AssetError: The file lives in ``pybullet_data`` and that package is not installed.
+        """
+        from pathlib import Path  # noqa: PLC0415 (pathlib costs the flagship's start-up 4 ms; it reads file_path)
+
+        return Path(self.file_path)
+
+    @property
+    def file_path(self) -> str:
+        """The URDF file, as an absolute path.
 
         Raises:
             AssetError: The file lives in ``pybullet_data`` and that package is not installed.
         """
         if self.data == "catalog":
-            return _FOLDER / self.file_name
+            return os.path.join(_FOLDER, self.file_name)
         import importlib.util  # noqa: PLC0415 (only for a model read from pybullet_data)
 
         spec = importlib.util.find_spec(_PYBULLET_DATA)  # finds the folder; imports nothing
         if spec is None or spec.origin is None:
             raise AssetError(f"catalog model {self.ref!r} is read from the {_PYBULLET_DATA!r} package "
                              f"({self.file_name}), which is not installed; install it with 'pip install pybullet'")
-        return Path(spec.origin).resolve().parent / self.file_name
+        return os.path.join(os.path.dirname(os.path.realpath(spec.origin)), self.file_name)
 
 
 def _entries(*entries: CatalogEntry) -> dict[str, CatalogEntry]:

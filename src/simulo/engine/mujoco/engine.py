@@ -160,7 +160,7 @@ class MuJoCoEngine:
         values = np.array(gravity, dtype=float)
         self._worlds.edit_envs(env_ids, lambda m, k: m.opt.gravity.__setitem__(slice(None), values[k]))
 
-    def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
+    def add_articulation(self, path: str | os.PathLike[str], poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False, inertia_from_file: bool = True) -> MuJoCoArticulationBatch:
         """Load one copy of a URDF (or MJCF ``.xml``) file per environment at root-link poses (num_envs, 7).
 
@@ -172,7 +172,7 @@ class MuJoCoEngine:
             AssetError: The file cannot be loaded, or has joints other than revolute, continuous, prismatic and
                 fixed ones.
         """
-        child, layout = load_robot(path)
+        child, layout = load_robot(Path(path))
         if not inertia_from_file:
             use_shape_inertia(child)
         prefix = self._worlds.scene.add_robot(child, fixed_base, float(scale), self_collision)

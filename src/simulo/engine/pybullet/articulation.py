@@ -12,8 +12,8 @@ reports the base at its centre of mass, so the base's inertial offset is applied
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -26,12 +26,13 @@ from simulo.engine.pybullet.world import PyBulletWorld, Vec3, invert_transform, 
 from simulo.errors import AssetError, SimuloValueError
 
 
-def document_order(path: Path) -> tuple[list[str], list[str]] | None:
+def document_order(path: str | os.PathLike[str]) -> tuple[list[str], list[str]] | None:
     """Link names and joint names of a URDF file, each in document order (``None`` if it cannot be read)."""
     from simulo.authoring.urdf_xml import parse  # noqa: PLC0415 (the XML parser loads only for a file to read)
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
     except (OSError, UnicodeDecodeError):
         return None
     root, refused = parse(text)
@@ -42,7 +43,7 @@ def document_order(path: Path) -> tuple[list[str], list[str]] | None:
     return links, joints
 
 
-def file_inertias(path: Path) -> dict[str, tuple[float, float, float]]:
+def file_inertias(path: str | os.PathLike[str]) -> dict[str, tuple[float, float, float]]:
     """The diagonal of each link's ``<inertia>`` in a URDF, by link name: links whose diagonal is positive and finite.
 
     PyBullet's default loading recomputes every link's inertia from its collision shapes (and gives a link without
@@ -55,7 +56,8 @@ def file_inertias(path: Path) -> dict[str, tuple[float, float, float]]:
     from simulo.authoring.urdf_xml import parse  # noqa: PLC0415 (the XML parser loads only for a file to read)
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
     except (OSError, UnicodeDecodeError):
         return {}
     root, refused = parse(text)

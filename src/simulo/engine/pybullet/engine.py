@@ -11,8 +11,8 @@ PyBullet id. It reaches this engine only through :mod:`simulo.engine.registry` (
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -133,7 +133,7 @@ class PyBulletEngine:
             bit = sensing.env_bit(env % self.envs_per_world)
             self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP | _RAY_GROUP)
 
-    def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
+    def add_articulation(self, path: str | os.PathLike[str], poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False, inertia_from_file: bool = True) -> PyBulletArticulationBatch:
         """Load one copy of a URDF per environment at ``poses`` (num_envs, 7), link-frame poses.
 
@@ -217,7 +217,7 @@ class PyBulletEngine:
             world.close()
 
 
-def _document_order(path: Path) -> tuple[list[str], list[str]] | None:
+def _document_order(path: str | os.PathLike[str]) -> tuple[list[str], list[str]] | None:
     """Link and joint names of a URDF file in document order: the checked model's when this process checked the
     file as it now reads (:func:`~simulo.authoring.checked_urdf.checked_model`), else the file's own, parsed
     (:func:`~simulo.engine.pybullet.articulation.document_order`)."""

@@ -10,8 +10,8 @@ place that converts, and every method takes and returns w-first quaternions.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ from simulo.engine.base import JointInfo
 from simulo.engine.pybullet.world_sensing import Vec3, WorldSensing
 from simulo.engine.pybullet.world_welds import WorldWelds
 
-PLANE_URDF = str(Path(pybullet_data.getDataPath()) / "plane.urdf")
+PLANE_URDF = os.path.join(pybullet_data.getDataPath(), "plane.urdf")
 
 
 Quat = tuple[float, float, float, float]
@@ -113,7 +113,7 @@ class PyBulletWorld(WorldSensing, WorldWelds):
                              physicsClientId=self.cid)
         return body
 
-    def load_urdf(self, path: Path, position: Vec3, quat_wxyz: Vec3, fixed_base: bool,
+    def load_urdf(self, path: str | os.PathLike[str], position: Vec3, quat_wxyz: Vec3, fixed_base: bool,
                   scale: float = 1.0, self_collision: bool = False) -> int:
         """Load a URDF file; PyBullet's default flags (inertia recomputed from mass and collision shape)."""
         flags = p.URDF_USE_SELF_COLLISION if self_collision else 0
