@@ -63,8 +63,8 @@ class RayCollector:
         self.batch_bytes = 0
         self.update_bytes = 0
         """Bytes of the last iteration's sharded update: the targets out, the weights once per actor and
-        mini-batch, the gradients back: one for the first actor's shards, one per shard of the others
-        (0 with skrl's update)."""
+        mini-batch, the gradients back: each actor's shards added up into nodes of the shards' tree, one
+        per actor when its shards make one node (0 with skrl's update)."""
         self._runner_cost: RunnerCost | None = None
         self._update_cpu = 0.0
         self.last_cost: IterationCost | None = None
