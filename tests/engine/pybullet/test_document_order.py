@@ -9,7 +9,7 @@ import pytest
 
 import simulo
 from simulo.authoring.catalog import lookup
-from simulo.engine.pybullet import articulation, engine
+from simulo.engine.pybullet import engine, urdf_file
 from simulo.engine.pybullet.engine import PyBulletEngine
 
 ARM_TEXT = lookup("simulo/robot/pick_arm:v1").file.read_text(encoding="utf-8")
@@ -20,13 +20,13 @@ POSE = np.array([[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]])
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Record every file the engine parses for its order (and still parse it)."""
     calls: list[Path] = []
-    parse = articulation.document_order
+    parse = urdf_file.document_order
 
     def recorded(path: Path) -> tuple[list[str], list[str]] | None:
         calls.append(path)
         return parse(path)
 
-    monkeypatch.setattr(engine, "document_order", recorded)
+    monkeypatch.setattr(urdf_file, "document_order", recorded)
     return calls
 
 
@@ -38,7 +38,7 @@ def test_a_checked_file_loads_in_its_models_order_without_a_parse(tmp_path: Path
     try:
         batch = eng.add_articulation(path.resolve(), POSE, True)
         assert parses == []
-        assert engine._document_order(path.resolve()) == articulation.document_order(path) \
+        assert engine._document_order(path.resolve()) == urdf_file.document_order(path) \
             == (list(model.links), list(model.joint_names))
         assert [j.name for j in batch.joints] == [j.name for j in model.movable_joints]
         assert batch.body_names == list(model.links)

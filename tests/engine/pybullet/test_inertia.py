@@ -12,8 +12,8 @@ import pytest
 
 import simulo
 from simulo.authoring.catalog.registry import available
-from simulo.engine.pybullet.articulation import file_inertias
 from simulo.engine.pybullet.engine import PyBulletEngine
+from simulo.engine.pybullet.urdf_file import file_inertias
 
 CATALOG = Path(simulo.__file__).parent / "authoring" / "catalog"
 GEARS = np.array([67.5] * 7 + [45, 45, 45, 135, 45, 45, 135, 45, 90, 90, 22.5, 22.5, 22.5, 22.5])

@@ -11,8 +11,6 @@ reports the base at its centre of mass, so the base's inertial offset is applied
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -26,66 +24,12 @@ from simulo.engine.pybullet.world import PyBulletWorld, Vec3, invert_transform, 
 from simulo.errors import AssetError, SimuloValueError
 
 
-def document_order(path: str | os.PathLike[str]) -> tuple[list[str], list[str]] | None:
-    """Link names and joint names of a URDF file, each in document order (``None`` if it cannot be read)."""
-    from simulo.authoring.urdf_xml import parse  # noqa: PLC0415 (the XML parser loads only for a file to read)
-
-    try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
-    except (OSError, UnicodeDecodeError):
-        return None
-    root, refused = parse(text)
-    if refused is not None or root is None:
-        return None
-    links = [node.attrib.get("name", "") for node in root.findall("link")]
-    joints = [node.attrib.get("name", "") for node in root.findall("joint")]
-    return links, joints
-
-
-def file_inertias(path: str | os.PathLike[str]) -> dict[str, tuple[float, float, float]]:
-    """The diagonal of each link's ``<inertia>`` in a URDF, by link name: links whose diagonal is positive and finite.
-
-    PyBullet's default loading recomputes every link's inertia from its collision shapes (and gives a link without
-    one about 3e-8 kg·m² whatever its mass: the dummy links that split the catalog humanoid's hips and shoulders
-    into single-axis joints then make it explode at dt = 1/120 s under the SDK sample's torques). The engine sets
-    these diagonals instead. Off-diagonal terms are dropped, as PyBullet's own recomputation drops them; a link
-    whose file gives no usable inertia (zero, negative, or moments that break the triangle inequality) keeps
-    PyBullet's value.
-    """
-    from simulo.authoring.urdf_xml import parse  # noqa: PLC0415 (the XML parser loads only for a file to read)
-
-    try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
-    except (OSError, UnicodeDecodeError):
-        return {}
-    root, refused = parse(text)
-    if refused is not None or root is None:
-        return {}
-    found: dict[str, tuple[float, float, float]] = {}
-    for node in root.findall("link"):
-        inertial = node.find("inertial")
-        inertia = None if inertial is None else inertial.find("inertia")
-        if inertia is None:
-            continue
-        try:
-            values = tuple(float(inertia.attrib.get(k, "0")) for k in ("ixx", "iyy", "izz"))
-        except ValueError:
-            continue
-        a, b, c = values
-        # a rigid body's principal moments are positive and obey the triangle inequality; PyBullet steps a link
-        # with any other diagonal to NaN, so such a link keeps PyBullet's own value
-        if all(math.isfinite(v) and v > 0.0 for v in values) and a + b >= c and b + c >= a and a + c >= b:
-            found[node.attrib.get("name", "")] = (a, b, c)
-    return found
-
-
 def _set_mass(world: PyBulletWorld, body: int, link: int, mass: float) -> None:
     """Set a link's mass and scale its inertia with it (the same shape, denser or lighter).
 
     PyBullet recomputes a link's inertia from its collision shape whenever its mass changes, which would drop the
-    URDF's inertia (:func:`file_inertias`); the scaled diagonal is set in the same call instead.
+    URDF's inertia (:func:`~simulo.engine.pybullet.urdf_file.file_inertias`); the scaled diagonal is set in the
+    same call instead.
     """
     old = world.mass(body, link)
     if old > 0.0 and mass > 0.0:
@@ -124,8 +68,9 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
     Args:
         handles: ``(world, body id)`` of each environment's copy, in environment order.
         fixed_base: Whether the copies were loaded with a fixed base.
-        order: Link names and joint names in the URDF's document order (see :func:`document_order`); joint
-            columns and bodies follow it. ``None`` keeps PyBullet's order.
+        order: Link names and joint names in the URDF's document order (see
+            :func:`~simulo.engine.pybullet.urdf_file.document_order`); joint columns and bodies follow it. ``None``
+            keeps PyBullet's order.
 
     Raises:
         AssetError: The model has spherical or planar joints.

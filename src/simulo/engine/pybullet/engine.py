@@ -20,7 +20,7 @@ import numpy as np
 from simulo.authoring.checked_urdf import checked_model
 from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
 from simulo.engine.pybullet import sensing
-from simulo.engine.pybullet.articulation import PyBulletArticulationBatch, document_order, file_inertias
+from simulo.engine.pybullet.articulation import PyBulletArticulationBatch
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
 from simulo.engine.pybullet.world import PyBulletWorld
 from simulo.errors import SimuloValueError
@@ -139,11 +139,15 @@ class PyBulletEngine:
 
         Joint columns and bodies follow the file's document order (see
         :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`). With ``inertia_from_file``
-        each link's inertia diagonal is the file's (:func:`~simulo.engine.pybullet.articulation.file_inertias`),
+        each link's inertia diagonal is the file's (:func:`~simulo.engine.pybullet.urdf_file.file_inertias`),
         else PyBullet's recomputation from the collision shapes.
         """
         handles = []
-        inertias = file_inertias(path) if inertia_from_file else {}
+        inertias: dict[str, tuple[float, float, float]] = {}
+        if inertia_from_file:
+            from simulo.engine.pybullet.urdf_file import file_inertias  # noqa: PLC0415 (the file is read only here)
+
+            inertias = file_inertias(path)
         # (PyBullet link index, diagonal) of each link to set: the same for every copy, found on the first
         overrides: list[tuple[int, tuple[float, float, float]]] | None = None
         for i in range(self.num_envs):
@@ -220,9 +224,11 @@ class PyBulletEngine:
 def _document_order(path: str | os.PathLike[str]) -> tuple[list[str], list[str]] | None:
     """Link and joint names of a URDF file in document order: the checked model's when this process checked the
     file as it now reads (:func:`~simulo.authoring.checked_urdf.checked_model`), else the file's own, parsed
-    (:func:`~simulo.engine.pybullet.articulation.document_order`)."""
+    (:func:`~simulo.engine.pybullet.urdf_file.document_order`)."""
     model = checked_model(path)
     if model is None:
+        from simulo.engine.pybullet.urdf_file import document_order  # noqa: PLC0415 (only for a file not checked here)
+
         return document_order(path)
     return list(model.links), list(model.joint_names)
 
