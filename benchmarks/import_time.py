@@ -92,34 +92,56 @@ def heavy_modules() -> list[str]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _importtime_rows(command: list[str]) -> list[tuple[int, int, str]]:
-    """``(self µs, cumulative µs, module)`` of every module ``command`` (run with ``-X importtime``) imports."""
-    done = subprocess.run(command, check=True, capture_output=True, text=True, env=ENV)
+def parse_importtime(stderr: str, *, keep_indent: bool = False) -> list[tuple[int, int, str]]:
+    """The rows of ``-X importtime`` output, in the order they appear.
+
+    Args:
+        stderr: What an interpreter run with ``-X importtime`` wrote to its standard error; lines that are
+            not ``import time:`` rows (the program's own output, warnings) and the header row are skipped.
+        keep_indent: Keep the leading spaces of each module name (they show how deep it was imported);
+            otherwise names are stripped.
+
+    Returns:
+        ``(self µs, cumulative µs, module)`` for every module the run imported.
+    """
     rows = []
-    for line in done.stderr.splitlines():
+    for line in stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
             continue
         self_us, cum_us, name = line[len("import time:"):].split("|")
-        rows.append((int(self_us), int(cum_us), name.rstrip()))
+        rows.append((int(self_us), int(cum_us), name.rstrip() if keep_indent else name.strip()))
     return rows
+
+
+def slowest(rows: list[tuple[int, int, str]], top: int) -> list[tuple[int, int, str]]:
+    """The ``top`` rows of ``rows`` with the largest cumulative time, largest first.
+
+    Args:
+        rows: ``(self µs, cumulative µs, module)`` rows, as :func:`parse_importtime` gives them.
+        top: How many rows to keep.
+
+    Returns:
+        At most ``top`` rows, sorted by cumulative time, largest first (ties keep their order in ``rows``).
+    """
+    return sorted(rows, key=lambda r: r[1], reverse=True)[:top]
+
+
+def _importtime_rows(command: list[str]) -> list[tuple[int, int, str]]:
+    """``(self µs, cumulative µs, module)`` of every module ``command`` (run with ``-X importtime``) imports."""
+    done = subprocess.run(command, check=True, capture_output=True, text=True, env=ENV)
+    return parse_importtime(done.stderr, keep_indent=True)
 
 
 def importtime_breakdown(top: int) -> list[tuple[int, int, str]]:
     """``(self µs, cumulative µs, module)`` of the ``top`` slowest modules by cumulative time."""
-    rows = _importtime_rows([sys.executable, "-X", "importtime", "-c", IMPORT])
-    return sorted(rows, key=lambda r: r[1], reverse=True)[:top]
+    return slowest(_importtime_rows([sys.executable, "-X", "importtime", "-c", IMPORT]), top)
 
 
 def _module_rows(code: str) -> tuple[list[tuple[int, int, str]], list[str]]:
     """-X importtime rows of ``python -c code`` and the ``sys.modules`` names it prints (a JSON list) at its end."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], check=True, capture_output=True,
                           text=True, env=ENV)
-    rows = []
-    for line in done.stderr.splitlines():
-        if line.startswith("import time:") and "self [us]" not in line:
-            self_us, cum_us, name = line[len("import time:"):].split("|")
-            rows.append((int(self_us), int(cum_us), name.strip()))
-    return rows, json.loads(done.stdout.strip().splitlines()[-1])
+    return parse_importtime(done.stderr), json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def flagship(top: int, runs: int = 3) -> None:

@@ -123,17 +123,42 @@ def test_failing_job_exits_1_with_its_message(capsys: pytest.CaptureFixture[str]
     assert record["type"] == "ValueError" and record["message"] == "the job broke: hi"
 
 
+# jobs_app.py's sleepy job with a timeout that leaves a loaded machine room to start the job process (the
+# timeout covers its start and imports, about half a second on a quiet machine): the job must be asleep when
+# the timeout stops it, whatever the load, and the test takes the timeout's length
+SLEEPY_TIMEOUT_S = 20
+SLEEPY_APP = f"""
+import os
+import time
+
+import simulo
+from simulo.platform.context import current_run
+
+app = simulo.App("jobs demo")
+
+
+@app.job(timeout={SLEEPY_TIMEOUT_S})
+def sleepy(seconds: float = 600.0) -> dict:
+    (current_run().run_dir / "pid.txt").write_text(str(os.getpid()))
+    print("sleepy: going to sleep", flush=True)
+    time.sleep(seconds)
+    return {{"slept": seconds}}
+"""
+
+
 def test_timeout_stops_the_job(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    # sleepy sleeps 600 s under a timeout of 8 s, comfortably above a job process's start and import
+    app = tmp_path / "sleepy_app.py"
+    app.write_text(SLEEPY_APP, encoding="utf-8")
+    runs = tmp_path / "runs"
     started = time.monotonic()
-    code, out, err = simulo_run(capsys, JOBS, "--job", "sleepy", "--runs-dir", str(tmp_path))
-    assert time.monotonic() - started < 300  # stopped long before the sleep would have ended
+    code, out, err = simulo_run(capsys, str(app), "--job", "sleepy", "--runs-dir", str(runs))
+    assert time.monotonic() - started < 300  # stopped long before the 600 s sleep would have ended
     assert code == 124 and out == ""
     assert "sleepy: going to sleep" in err
-    assert "job 'sleepy' timed out after 8 s and was stopped" in err
-    run_info = json.loads((tmp_path / "jobs_demo" / "sleepy" / "0001" / "run.json").read_text())
+    assert f"job 'sleepy' timed out after {SLEEPY_TIMEOUT_S} s and was stopped" in err
+    run_info = json.loads((runs / "jobs_demo" / "sleepy" / "0001" / "run.json").read_text())
     assert run_info["status"] == "timed_out" and run_info["attempts"] == 1
-    pid = int((tmp_path / "jobs_demo" / "sleepy" / "0001" / "pid.txt").read_text())
+    pid = int((runs / "jobs_demo" / "sleepy" / "0001" / "pid.txt").read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # the job process is gone
 

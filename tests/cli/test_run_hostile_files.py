@@ -3,6 +3,10 @@
 Each file is generated in tmp_path. A crash, an exit or a hang at import (discovery) is one line and
 exit 2 without a run folder; the same in the job process is the job's failure (exit 1) or its timeout
 (exit 124), naming the signal or the exit code.
+
+Only the cases that hang run under a short bound (3 s at discovery, a 4 s job timeout): they never finish,
+so the bound alone decides how long they take. The others end by themselves and get a generous bound, so
+that a slow interpreter start on a loaded machine cannot turn their crash or exit into a timeout.
 """
 
 from __future__ import annotations
@@ -14,6 +18,11 @@ import pytest
 
 from simulo.cli import run
 from simulo.platform.isolated_import import DISCOVERY_TIMEOUT_VARIABLE
+
+# the cases that never finish: the bound their message names, and how long they take
+HANG_DISCOVERY_S, HANG_JOB_S = 3, 4
+# the cases that end by themselves: room for a slow start on a loaded machine, never waited out
+ENDS_DISCOVERY_S, ENDS_JOB_S = 120, 120
 
 _HEADER = "import os, sys, time, ctypes\nimport simulo\napp = simulo.App('hostile')\n"
 _JOB = "\n@app.job\ndef main() -> dict:\n    return {'ok': True}\n"
@@ -54,7 +63,7 @@ def test_a_hostile_import_is_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     case: str, code: str, message: str, argv: list[str],
 ) -> None:
-    monkeypatch.setenv(DISCOVERY_TIMEOUT_VARIABLE, "3")
+    monkeypatch.setenv(DISCOVERY_TIMEOUT_VARIABLE, str(HANG_DISCOVERY_S if case == "hang" else ENDS_DISCOVERY_S))
     runs = tmp_path / "runs"
     status = run.main([_write(tmp_path, code), *argv, "--runs-dir", str(runs)])
     out, err = capsys.readouterr()
@@ -93,8 +102,9 @@ def test_a_hostile_job_process_is_reported(
     if sibling is not None:  # discovery answers this import with a placeholder; the job process runs it
         (tmp_path / "hostile_sibling.py").write_text(sibling, encoding="utf-8")
         text += "with app.runtime.imports():\n    import hostile_sibling\n"
+    timeout = HANG_JOB_S if status == 124 else ENDS_JOB_S
     text += textwrap.dedent(f"""
-        @app.job(timeout=4)
+        @app.job(timeout={timeout})
         def main() -> dict:
             {body}
             return {{'ok': True}}

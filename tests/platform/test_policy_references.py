@@ -78,12 +78,14 @@ def test_run_folder_without_best_falls_back_to_latest(runs: Path, capsys: pytest
 
 
 def test_latest_is_the_newest_run_with_a_checkpoint(runs: Path) -> None:
-    train_run(runs, "train", 1)
-    time.sleep(0.01)
+    older = train_run(runs, "train", 1)
     newest = train_run(runs, "train", 2)
-    time.sleep(0.01)
     (runs / "evaluate" / "0001" / "checkpoints").mkdir(parents=True)  # an eval run saves no checkpoint
     (runs / "evaluate" / "0001" / "params.json").write_text("{}")
+    # the runs started a second apart (params.json's time), set rather than slept for: no clock granularity race
+    now = time.time_ns()
+    for k, run in enumerate((older, newest, runs / "evaluate" / "0001")):
+        os.utime(run / "params.json", ns=(now + k * 10**9, now + k * 10**9))
     ckpt = simulo.PolicyCheckpoint.resolve("latest", runs)
     assert (ckpt.path, ckpt.kind, ckpt.iteration) == (newest / "checkpoints" / "best.pt", "best", 2)
     assert ckpt.checkpoint == "cartpole/train/0002:best"

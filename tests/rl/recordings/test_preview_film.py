@@ -126,7 +126,12 @@ def test_under_viewstream_the_checks_are_also_shown_live(run_dir: Path) -> None:
                     channels.update({c["topic"]: c["id"] for c in json.loads(message)["channels"]})
             ws.send(json.dumps({"op": "subscribe", "subscriptions": [
                 {"id": 7, "channelId": channels[schemas.POSES_TOPIC]}]}))
-            time.sleep(0.5)  # the subscription reaches the server before the preview runs
+            # the preview runs once the server has the subscription (a fixed sleep was a race on a loaded machine)
+            poses = stream._channels[schemas.POSES_TOPIC]
+            deadline = time.monotonic() + 60
+            while not poses.has_sinks():
+                assert time.monotonic() < deadline, "the server never took the subscription"
+                time.sleep(0.01)
             report = simulo.preview(Pushed(), num_envs=2, checks="settle", video=False)
             message = ws.recv(timeout=30)
             while not (isinstance(message, bytes) and message[0] == 1):  # the first message data frame

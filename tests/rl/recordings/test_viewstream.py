@@ -66,7 +66,7 @@ def test_a_job_with_viewstream_serves_the_vizstream_channels_live(tmp_path: Path
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _wait_listening(port, job)
-        with client.connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=10) as ws:
+        with client.connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=60) as ws:
             assert ws.subprotocol == SUBPROTOCOL
             image_topic = camera_topic("side")
             wanted = {c.topic for c in schemas.CHANNELS} | {image_topic}
