@@ -1,5 +1,6 @@
-"""benchmarks/engines.py in its ``--quick`` mode: the table it promises, and the raw MuJoCo loop simulating the
-very physics of the contract (bit-identical joint positions). Wall times are never asserted."""
+"""benchmarks/engines.py in its ``--quick`` mode: the table it promises, and the floor (MuJoCo's own batched
+stepping) simulating the very physics of the contract's batched step (bit-identical joint positions). Wall times
+are never asserted."""
 
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ def test_engines_quick_prints_every_robot_and_matches_the_raw_loop() -> None:
     rows = [line.split() for line in done.stdout.splitlines() if re.match(r"^(pick_arm|cartpole|humanoid)\s+\d", line)]
     assert [(r[0], r[1]) for r in rows] == [(name, n) for name in ("pick_arm", "cartpole", "humanoid")
                                             for n in ("1", "2")]
-    assert all(r[-1] == "yes" for r in rows), done.stdout
-    assert re.search(r"^MuJoCo contract/raw, worst N: [\d.]+; goal >= 0\.9: (met|MISSED)$", done.stdout, re.M)
+    # columns: robot N pybullet mujoco floor loop ratio vs-pb same same-as-loop. With two environments the
+    # contract steps by the batched path: bit for bit the floor's; one is stepped per environment, which where no
+    # constraint acts (the cartpole) is the floor's too
+    assert all(r[-2] == "yes" for r in rows if r[1] == "2" or r[0] == "cartpole"), done.stdout
+    assert all(r[-1] == "yes" for r in rows if r[0] == "cartpole"), done.stdout
+    assert re.search(r"^MuJoCo contract/floor: no row with N >= 64$", done.stdout, re.M)
     assert re.search(r"^humanoid MuJoCo/PyBullet through the contract, worst N: [\d.]+x; goal >= 15x: (met|MISSED)$",
                      done.stdout, re.M)
 

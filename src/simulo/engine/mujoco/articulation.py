@@ -19,7 +19,7 @@ from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.commands import MotorLaw, columns
 from simulo.engine.mujoco.dynamics import Dynamics
 from simulo.engine.mujoco.edits import ArticulationEdits
-from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back
+from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back, rotate_back_rows, rotate_rows
 from simulo.engine.mujoco.spec import ModelLayout
 from simulo.engine.mujoco.worlds import POSED, Worlds
 from simulo.errors import SimuloValueError
@@ -158,8 +158,8 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             q[0] = qpos[qc]  # (scattered columns, as the humanoid's: a row read costs less than a gather)
             qd[0] = qvel[vc]
         else:
-            q[:] = np.array(self._worlds.qpos)[:, self._q_columns]
-            qd[:] = np.array(self._worlds.qvel)[:, self._v_columns]
+            q[:] = self._worlds.qpos_matrix()[:, self._q_columns]
+            qd[:] = self._worlds.qvel_matrix()[:, self._v_columns]
         effort[...] = self.law.effort
 
     def read_base(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
@@ -173,18 +173,25 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             mujoco.mju_rotVecQuat(spin, body_spin, quat)  # body axes to world axes
             ang_vel[...] = spin
             return
+        w = self._worlds
         rows = range(self.num_envs) if env_ids is None else env_ids
         if self.free_q < 0:
-            datas = self._worlds.datas
+            mocap_pos, mocap_quat = w.mocap_pos, w.mocap_quat
             for i in rows:
-                d = datas[i]
-                pose[i, :3] = d.mocap_pos[self.mocap]
-                pose[i, 3:] = d.mocap_quat[self.mocap]
+                pose[i, :3] = mocap_pos[i][self.mocap]
+                pose[i, 3:] = mocap_quat[i][self.mocap]
                 lin_vel[i] = 0.0
                 ang_vel[i] = 0.0
             return
-        qpos, qvel = self._worlds.qpos, self._worlds.qvel
         fq, fv = self.free_q, self.free_v
+        if w.blocked:  # every environment's state in two arrays: no Python per environment
+            index = slice(None) if env_ids is None else np.asarray(env_ids, dtype=np.int64)
+            p, v = w.qpos_matrix()[index], w.qvel_matrix()[index]
+            pose[index] = p[:, fq:fq + 7]
+            lin_vel[index] = v[:, fv:fv + 3]
+            ang_vel[index] = rotate_rows(p[:, fq + 3:fq + 7], v[:, fv + 3:fv + 6])  # body axes to world axes
+            return
+        qpos, qvel = w.qpos, w.qvel
         spin = np.empty(3)
         for i in rows:
             p, v = qpos[i], qvel[i]
@@ -250,35 +257,72 @@ class MuJoCoArticulationBatch(ArticulationEdits):
     # -- writes ----------------------------------------------------------------------------------------
     def write_joints(self, env_ids: EnvIds, q: np.ndarray, qd: np.ndarray) -> None:
         """Teleport joints of ``env_ids`` to ``q``/``qd`` (len(env_ids), J)."""
+        w = self._worlds
+        if w.blocked:  # every environment's state in two arrays: no Python per environment
+            ids = np.asarray(env_ids, dtype=np.int64)
+            w.qpos_matrix()[ids[:, None], self.qadr] = q
+            w.qvel_matrix()[ids[:, None], self.dofs] = qd
+            self._stale(ids)
+            return
+        qpos, qvel = w.qpos, w.qvel
         for k, i in enumerate(env_ids):
-            d = self._worlds.datas[i]
-            d.qpos[self.qadr] = q[k]
-            d.qvel[self.dofs] = qd[k]
-            self._worlds.fresh[i] = 0
+            qpos[i][self.qadr] = q[k]
+            qvel[i][self.dofs] = qd[k]
+            w.fresh[i] = 0
+
+    def _stale(self, ids: np.ndarray) -> None:
+        fresh = self._worlds.fresh
+        for i in ids.tolist():
+            fresh[i] = 0
 
     def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
         """Teleport the root links of ``env_ids`` to link-frame ``poses`` (len(env_ids), 7)."""
+        w = self._worlds
+        if w.blocked:  # every environment's state in arrays: no Python per environment
+            ids = np.asarray(env_ids, dtype=np.int64)
+            given = np.asarray(poses, dtype=float)
+            quats = given[:, 3:] / np.linalg.norm(given[:, 3:], axis=1, keepdims=True)
+            if self.free_q < 0:
+                block = w.block
+                assert block is not None
+                block.mocap_pos[ids, self.mocap] = given[:, :3]
+                block.mocap_quat[ids, self.mocap] = quats
+            else:
+                matrix = w.qpos_matrix()
+                matrix[ids, self.free_q:self.free_q + 3] = given[:, :3]
+                matrix[ids, self.free_q + 3:self.free_q + 7] = quats
+            self._stale(ids)
+            return
+        qpos, mocap_pos, mocap_quat = w.qpos, w.mocap_pos, w.mocap_quat
         for k, i in enumerate(env_ids):
-            d = self._worlds.datas[i]
             quat = poses[k, 3:] / np.linalg.norm(poses[k, 3:])
             if self.free_q < 0:
-                d.mocap_pos[self.mocap] = poses[k, :3]
-                d.mocap_quat[self.mocap] = quat
+                mocap_pos[i][self.mocap] = poses[k, :3]
+                mocap_quat[i][self.mocap] = quat
             else:
-                d.qpos[self.free_q:self.free_q + 3] = poses[k, :3]
-                d.qpos[self.free_q + 3:self.free_q + 7] = quat
-            self._worlds.fresh[i] = 0
+                qpos[i][self.free_q:self.free_q + 3] = poses[k, :3]
+                qpos[i][self.free_q + 3:self.free_q + 7] = quat
+            w.fresh[i] = 0
 
     def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
         """Set root velocities ``[vx, vy, vz, wx, wy, wz]`` of the link-frame origin (a fixed root stays still)."""
         if self.free_v < 0:
             return
+        w = self._worlds
+        fq, fv = self.free_q, self.free_v
+        if w.blocked:  # every environment's state in two arrays: no Python per environment
+            ids = np.asarray(env_ids, dtype=np.int64)
+            given = np.asarray(velocities, dtype=float)
+            qvel = w.qvel_matrix()
+            qvel[ids, fv:fv + 3] = given[:, :3]
+            qvel[ids, fv + 3:fv + 6] = rotate_back_rows(w.qpos_matrix()[ids, fq + 3:fq + 7], given[:, 3:])
+            self._stale(ids)
+            return
+        qpos, qvel_rows = w.qpos, w.qvel
         for k, i in enumerate(env_ids):
-            d = self._worlds.datas[i]
-            d.qvel[self.free_v:self.free_v + 3] = velocities[k, :3]
-            d.qvel[self.free_v + 3:self.free_v + 6] = rotate_back(d.qpos[self.free_q + 3:self.free_q + 7],
-                                                                  velocities[k, 3:])
-            self._worlds.fresh[i] = 0
+            qvel_rows[i][fv:fv + 3] = velocities[k, :3]
+            qvel_rows[i][fv + 3:fv + 6] = rotate_back(qpos[i][fq + 3:fq + 7], velocities[k, 3:])
+            w.fresh[i] = 0
 
     def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
               position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
@@ -341,6 +385,7 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             raise SimuloValueError(f"contacts are counted against a MuJoCo rigid batch, got {type(other).__name__}")
         groups = [self.body_ids] if bodies is None else [self.body_ids[[b]] for b in bodies]
         assert self._worlds.template is not None
+        self._worlds.step_data()
         out = sensing.contact_counts(self._worlds.template, self._worlds.datas, groups, other.body_id)
         return out[:, 0] if bodies is None else out
 
@@ -356,6 +401,7 @@ class MuJoCoArticulationBatch(ArticulationEdits):
                                    f"{type(other).__name__}")
         ids = self.body_ids[list(bodies)]
         against = None if other is None else other.body_id
+        self._worlds.step_data()
         forces = [sensing.contact_forces(m, d, ids, against) for m, d in zip(self._worlds.models, self._worlds.datas)]
         return np.array(forces).reshape(self.num_envs, len(ids), 3)
 

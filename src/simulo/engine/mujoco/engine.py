@@ -1,11 +1,20 @@
 """``MuJoCoEngine``: a batch of environments on one MuJoCo model, one ``MjData`` per environment.
 
 Everything is added to one ``MjSpec`` (:mod:`simulo.engine.mujoco.spec`) and compiled once per addition
-(:mod:`simulo.engine.mujoco.worlds`); per-environment properties give that environment its own model copy. A
-step advances every environment's data in turn: ``mj_step1``, the joint motors of
-:mod:`simulo.engine.mujoco.commands`, ``mj_step2``. Environments are grouped into "worlds" of
-``envs_per_world`` that a thread pool may step side by side (``threads``; MuJoCo releases the GIL inside
-``mj_step``); results do not depend on the grouping or the thread count, since no two environments share data.
+(:mod:`simulo.engine.mujoco.worlds`); per-environment properties give that environment its own model copy.
+
+A step takes one of two paths:
+
+* **Batched** (several environments, only torques drive, nothing held, velocity-limited, wrench-sensed or
+  pushed, and no step's contacts read so far): every environment is stepped by one ``mujoco.rollout`` call on
+  MuJoCo's thread pool, from the state arrays of :mod:`simulo.engine.mujoco.block`, with no Python per
+  environment.
+* **Per environment** (otherwise): each environment's data in turn, ``mj_step``, or ``mj_step1``, the joint
+  motors of :mod:`simulo.engine.mujoco.commands`, ``mj_step2``. Environments are grouped into "worlds" of
+  ``envs_per_world`` that a Python thread pool steps side by side when ``threads`` is given (MuJoCo releases the
+  GIL inside ``mj_step``).
+
+Results do not depend on the grouping or the thread count, since no two environments share data.
 
 The simulation layer reaches this engine only through :mod:`simulo.engine.registry` (name ``"mujoco"``).
 """
@@ -40,8 +49,12 @@ DEFAULT_ENVS_PER_WORLD = 16
 #: Largest bound (a world is only a grouping of independent environments).
 MAX_ENVS_PER_WORLD = 4096
 
-#: Environment variable giving the number of stepping threads (default 1: step in the calling thread).
+#: Environment variable giving the number of stepping threads (default: every core this process may use).
 THREADS_VARIABLE = "SIMULO_MUJOCO_THREADS"
+
+#: Fewest environments stepped by the batched path (one environment is stepped directly: a rollout call costs
+#: more than it saves there).
+MIN_BATCHED_ENVS = 2
 
 
 #: One torque write of a step: ``target[index] = torque`` (see ``_StepPlan.pushes``).
@@ -72,17 +85,32 @@ class _StepPlan(NamedTuple):
 _Plain = list[tuple[int, mujoco.MjData, list[_Write]]]
 
 
+#: The batched step's torque writes: per robot with torques, its DOF columns and its torque rows (num_envs, J).
+_Batched = list[tuple[slice | np.ndarray, np.ndarray]]
+
+
 def _write(target: np.ndarray, columns: slice | np.ndarray, torque: np.ndarray) -> _Write:
     """The write ``target[columns] = torque``, through a view of ``target`` when ``columns`` is a slice (a write
     into a whole view skips the slice's indexing)."""
     return (target[columns], ..., torque) if isinstance(columns, slice) else (target, columns, torque)
 
 
-def _threads_from_environment() -> int:
-    raw = os.environ.get(THREADS_VARIABLE, "1").strip() or "1"
+def _threads_from_environment() -> int | None:
+    """``SIMULO_MUJOCO_THREADS``, or None when it is not set."""
+    raw = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not raw:
+        return None
     if not raw.isdigit() or int(raw) < 1:
         raise SimuloValueError(f"{THREADS_VARIABLE} must be a positive integer, got {raw!r}")
     return int(raw)
+
+
+def usable_cores() -> int:
+    """The number of cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class MuJoCoEngine:
@@ -94,7 +122,9 @@ class MuJoCoEngine:
         gravity: Gravity vector in m/s².
         envs_per_world: Environments per world (one stepping task).
         solver_iterations: MuJoCo solver iterations, or ``None`` for its default (100).
-        threads: Stepping threads; ``None`` reads ``SIMULO_MUJOCO_THREADS`` (default 1).
+        threads: Stepping threads; ``None`` reads ``SIMULO_MUJOCO_THREADS``. The batched step runs on MuJoCo's
+            pool of this many threads (default: every usable core); the per-environment step runs its worlds on
+            a Python pool only when a number above 1 is given (else in the calling thread).
 
     Raises:
         SimuloValueError: ``envs_per_world`` is outside ``1 .. MAX_ENVS_PER_WORLD`` or ``threads`` is not positive.
@@ -109,7 +139,7 @@ class MuJoCoEngine:
         if not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD:
             raise SimuloValueError(f"envs_per_world must be between 1 and {MAX_ENVS_PER_WORLD}, got {envs_per_world}")
         threads = _threads_from_environment() if threads is None else threads
-        if threads < 1:
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
             raise SimuloValueError(f"threads must be a positive integer, got {threads!r}")
         self._num_envs = num_envs
         self._dt = float(dt)
@@ -122,9 +152,11 @@ class MuJoCoEngine:
         self._objects: list[tuple[str, str]] = []
         self._labels: tuple[int, np.ndarray] | None = None  # (id of the model they were computed for, labels)
         self._welds = 0  # welds made (each one's equality needs a unique name)
-        self._pool = ThreadPoolExecutor(threads) if threads > 1 and len(self._chunks) > 1 else None
-        #: (Worlds.revision it was made at, the step plan, the plain loop or None)
-        self._plan_at: tuple[int, _StepPlan, _Plain | None] | None = None
+        self._pool = ThreadPoolExecutor(threads) if threads and threads > 1 and len(self._chunks) > 1 else None
+        self.threads = usable_cores() if threads is None else threads
+        #: (Worlds.revision it was made at, the step plan, the plain loop or None, the batched torque writes or
+        #: None)
+        self._plan_at: tuple[int, _StepPlan, _Plain | None, _Batched | None] | None = None
         self._closed = False
 
     @property
@@ -253,26 +285,39 @@ class MuJoCoEngine:
         scene is final, so the data and their views stay)."""
         w = self._worlds
         if self._plan_at is None or self._plan_at[0] != w.revision:
-            arts = self._articulations
-            motors = np.zeros(self.num_envs, dtype=bool)
-            for a in arts:
-                if a.law.any_motor:
-                    motors |= a.law.motor_envs
-            laws = [a.law for a in arts if a.law.active_envs]
+            self._plan_at = (w.revision, *self._make_plan(batchable=True))
+        plan = self._plan_at[1]
+        return plan._replace(clear_forces=True) if w.pushed and not plan.clear_forces else plan
+
+    def _make_plan(self, batchable: bool) -> tuple[_StepPlan, _Plain | None, _Batched | None]:
+        """A step plan, with the plain loop or the batched step's writes when the step can take them."""
+        w = self._worlds
+        arts = self._articulations
+        motors = np.zeros(self.num_envs, dtype=bool)
+        for a in arts:
+            if a.law.any_motor:
+                motors |= a.law.motor_envs
+        laws = [a.law for a in arts if a.law.active_envs]
+        holding = [r for r in self._rigids if r.any_disabled]
+        limited = [a for a in arts if a.velocity_limited]
+        wrenching = [a for a in arts if a.wrenches is not None]
+        torques_only = not (holding or limited or wrenching or motors.any())
+        if batchable and torques_only and self.num_envs >= MIN_BATCHED_ENVS and not w.wants_step_data:
+            batched: _Batched | None = [(law.dof_columns, law.torque) for law in laws]
+            pushes: list[list[_Write]] = [[] for _ in range(self.num_envs)]
+            qfrc: list[np.ndarray] = []
+        else:
+            batched = None
             qfrc = w.qfrc
             for forces in qfrc:  # a plain loop leaves its last torques there
                 forces.fill(0.0)
             pushes = [[] if motors[i] else [_write(qfrc[i], law.dof_columns, law.torque[i]) for law in laws
                                             if law.active[i]] for i in range(self.num_envs)]
-            holding = [r for r in self._rigids if r.any_disabled]
-            limited = [a for a in arts if a.velocity_limited]
-            wrenching = [a for a in arts if a.wrenches is not None]
-            simple = self._pool is None and not (holding or limited or wrenching or motors.any())
-            plan = _StepPlan(w.models, w.datas, qfrc, w.xfrc, holding, limited, wrenching, motors.tolist(), pushes,
-                             bool(holding))
-            self._plan_at = (w.revision, plan, list(zip(range(self.num_envs), w.datas, pushes)) if simple else None)
-        plan = self._plan_at[1]
-        return plan._replace(clear_forces=True) if w.pushed and not plan.clear_forces else plan
+        plain = batched is None and torques_only and self._pool is None
+        plan = _StepPlan(w.models, w.datas if batched is None else [], qfrc,
+                         w.xfrc if batched is None else [], holding, limited, wrenching, motors.tolist(),
+                         pushes, bool(holding))
+        return plan, list(zip(range(self.num_envs), w.datas, pushes)) if plain else None, batched
 
     def _step_envs(self, plan: _StepPlan, envs: range) -> None:
         models, datas, qfrc, xfrc = plan.models, plan.datas, plan.qfrc, plan.xfrc
@@ -309,21 +354,49 @@ class MuJoCoEngine:
         """Advance every environment by one time step (the scene is final from now on)."""
         w = self._worlds
         kept = self._plan_at
-        if kept is not None and kept[0] == w.revision and kept[2] is not None and not w.pushed:
-            step, models = mujoco.mj_step, w.models  # the plain loop (the scene is final since the plan was made)
-            for i, d, writes in kept[2]:
-                for target, index, torque in writes:
-                    target[index] = torque
-                step(models[i], d)
-            w.fresh[:] = w.stale
-            return
+        if kept is not None and kept[0] == w.revision and not w.pushed:
+            if kept[3] is not None:  # the batched step
+                self._step_batched(kept[3])
+                return
+            if kept[2] is not None:  # the plain loop (the scene is final since the plan was made)
+                step, models = mujoco.mj_step, w.models
+                for i, d, writes in kept[2]:
+                    for target, index, torque in writes:
+                        target[index] = torque
+                    step(models[i], d)
+                self._stepped_per_environment()
+                return
         w.finalize()
         plan = self._plan()
+        batched = self._plan_at[3] if self._plan_at is not None else None
+        if batched is not None and not w.pushed:
+            self._step_batched(batched)
+            return
+        if batched is not None:  # a push since the plan was made: this step runs per environment
+            plan = self._make_plan(batchable=False)[0]._replace(clear_forces=True)
         if self._pool is None:
             self._step_envs(plan, range(self.num_envs))
         else:
             list(self._pool.map(partial(self._step_envs, plan), self._chunks))
         w.pushed = False
+        self._stepped_per_environment()
+
+    def _step_batched(self, writes: _Batched) -> None:
+        """One ``mujoco.rollout`` call over every environment, the torques written as its applied forces."""
+        w = self._worlds
+        block = w.enter_block(self.threads)
+        qfrc = block.qfrc
+        qfrc.fill(0.0)  # (a torque acts for one step: a robot whose joints went passive pushes no more)
+        for columns, torque in writes:
+            qfrc[:, columns] = torque
+        block.step(w.models)
+        w.fresh[:] = w.stale
+
+    def _stepped_per_environment(self) -> None:
+        """After a per-environment step: the data hold its contacts, the kinematics are stale."""
+        w = self._worlds
+        if w.block is not None:
+            w.block.stepped = False
         w.fresh[:] = w.stale
 
     def close(self) -> None:
@@ -332,6 +405,7 @@ class MuJoCoEngine:
             return
         if self._pool is not None:
             self._pool.shutdown()
+        self._worlds.close()
         self._closed = True
 
 

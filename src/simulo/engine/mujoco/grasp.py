@@ -100,6 +100,7 @@ class MuJoCoWeldBatch:
     def forces(self) -> np.ndarray:
         """Force (num_envs, 3) each weld applied to its held object in the last step, world axes, N."""
         out = np.zeros((self.num_envs, 3))
+        self._worlds.step_data()
         for env in np.flatnonzero(self._on).tolist():
             data = self._worlds.datas[env]
             n = data.nefc

@@ -24,6 +24,28 @@ def rotate(quat: np.ndarray, vec: np.ndarray) -> np.ndarray:
     return out
 
 
+def rotate_rows(quats: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+    """Each row of ``vecs`` (n, 3) rotated by the w-first quaternion in the same row of ``quats`` (n, 4): the
+    arithmetic of ``mju_rotVecQuat``, row by row in numpy (the same bytes)."""
+    w, x, y, z = quats[:, 0], quats[:, 1], quats[:, 2], quats[:, 3]
+    v0, v1, v2 = vecs[:, 0], vecs[:, 1], vecs[:, 2]
+    t0 = w * v0 + y * v2 - z * v1
+    t1 = w * v1 + z * v0 - x * v2
+    t2 = w * v2 + x * v1 - y * v0
+    out = np.stack((v0 + 2 * (y * t2 - z * t1), v1 + 2 * (z * t0 - x * t2), v2 + 2 * (x * t1 - y * t0)), axis=1)
+    identity = (w == 1.0) & (x == 0.0) & (y == 0.0) & (z == 0.0)  # mju_rotVecQuat copies the vector then
+    if identity.any():
+        out[identity] = vecs[identity]
+    return out
+
+
+def rotate_back_rows(quats: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+    """Each row of ``vecs`` rotated by the inverse of the quaternion in the same row of ``quats`` (as
+    :func:`rotate_back`, row by row)."""
+    inverse = quats * np.array([1.0, -1.0, -1.0, -1.0])
+    return rotate_rows(inverse, vecs)
+
+
 def rotate_back(quat: np.ndarray, vec: np.ndarray) -> np.ndarray:
     """``vec`` rotated by the inverse of ``quat`` (world axes to body axes)."""
     inverse = np.zeros(4)
@@ -85,14 +107,21 @@ class MuJoCoRigidBatch:
 
     def read(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray) -> None:
         """Write the current poses (shape centres) and velocities into the arrays in place."""
+        w = self._worlds
         if self.qadr < 0:
-            for i, d in enumerate(self._worlds.datas):
-                pose[i, :3] = d.mocap_pos[self.mocap]
-                pose[i, 3:] = d.mocap_quat[self.mocap]
+            for i, (position, quat) in enumerate(zip(w.mocap_pos, w.mocap_quat)):
+                pose[i, :3] = position[self.mocap]
+                pose[i, 3:] = quat[self.mocap]
             lin_vel[:] = 0.0
             ang_vel[:] = 0.0
             return
         qa, va = self.qadr, self.dofadr
+        if w.blocked:  # every environment's state in two arrays: no Python per environment
+            qpos, qvel = w.qpos_matrix(), w.qvel_matrix()
+            pose[:] = qpos[:, qa:qa + 7]
+            lin_vel[:] = qvel[:, va:va + 3]
+            ang_vel[:] = rotate_rows(qpos[:, qa + 3:qa + 7], qvel[:, va + 3:va + 6])  # body axes to world axes
+            return
         spin = np.empty(3)
         for i, (p, v) in enumerate(zip(self._worlds.qpos, self._worlds.qvel)):
             pose[i] = p[qa:qa + 7]
@@ -102,29 +131,31 @@ class MuJoCoRigidBatch:
 
     def write_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
         """Teleport the objects of ``env_ids`` to ``poses`` (len(env_ids), 7)."""
+        w = self._worlds
+        qpos, mocap_pos, mocap_quat = w.qpos, w.mocap_pos, w.mocap_quat
         for k, i in enumerate(env_ids):
-            d = self._worlds.datas[i]
             quat = poses[k, 3:] / np.linalg.norm(poses[k, 3:])
             if self.qadr < 0:
-                d.mocap_pos[self.mocap] = poses[k, :3]
-                d.mocap_quat[self.mocap] = quat
+                mocap_pos[i][self.mocap] = poses[k, :3]
+                mocap_quat[i][self.mocap] = quat
             else:
-                d.qpos[self.qadr:self.qadr + 3] = poses[k, :3]
-                d.qpos[self.qadr + 3:self.qadr + 7] = quat
-            self._worlds.fresh[i] = 0
+                qpos[i][self.qadr:self.qadr + 3] = poses[k, :3]
+                qpos[i][self.qadr + 3:self.qadr + 7] = quat
+            w.fresh[i] = 0
 
     def write_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
         """Set the velocities ``[vx, vy, vz, wx, wy, wz]`` of the objects of ``env_ids`` (a static one stays)."""
         if self.qadr < 0:
             return
+        w = self._worlds
+        qpos, qvel = w.qpos, w.qvel
         for k, i in enumerate(env_ids):
             if not self._enabled[i]:
                 continue
-            d = self._worlds.datas[i]
-            d.qvel[self.dofadr:self.dofadr + 3] = velocities[k, :3]
-            d.qvel[self.dofadr + 3:self.dofadr + 6] = rotate_back(d.qpos[self.qadr + 3:self.qadr + 7],
-                                                                  velocities[k, 3:])
-            self._worlds.fresh[i] = 0
+            qvel[i][self.dofadr:self.dofadr + 3] = velocities[k, :3]
+            qvel[i][self.dofadr + 3:self.dofadr + 6] = rotate_back(qpos[i][self.qadr + 3:self.qadr + 7],
+                                                                   velocities[k, 3:])
+            w.fresh[i] = 0
 
     def set_friction(self, friction: float) -> None:
         """Set the sliding friction coefficient of every copy."""
@@ -225,8 +256,9 @@ class MuJoCoRigidBatch:
         self._any_disabled = not bool(self._enabled.all())
         self._worlds.revision += 1
         if self.qadr >= 0:
+            qvel = self._worlds.qvel
             for i in ids:
-                self._worlds.datas[i].qvel[self.dofadr:self.dofadr + 6] = 0.0
+                qvel[i][self.dofadr:self.dofadr + 6] = 0.0
 
     def hold(self, env: int) -> None:
         """Keep a copy switched off in place for the coming step: its weight is cancelled, its velocity zero."""

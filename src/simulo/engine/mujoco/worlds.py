@@ -9,8 +9,13 @@ the scene is built. After the first step the scene is final.
 
 Environments never share an ``MjData``, so a step of one is independent of the others, and of how they are
 grouped into worlds or threads: the same commands give the same bytes. The arrays a step writes and reads in
-every environment (``qpos``, ``qvel``, ``qfrc_applied``, ``xfrc_applied``) are kept as numpy views, taken once per
-compile: each attribute read of an ``MjData`` makes a new array object.
+every environment (``qpos``, ``qvel``, ``qfrc_applied``, ``xfrc_applied``, the mocap poses) are kept as numpy
+views, taken once per compile: each attribute read of an ``MjData`` makes a new array object.
+
+While the engine steps every environment in one batched call, the state lives in a
+:class:`~simulo.engine.mujoco.block.StateBlock` instead (:attr:`Worlds.blocked`): ``qpos``, ``qvel`` and the mocap
+poses are then rows of its arrays, and anything that uses an ``MjData`` (``datas``) first gets the state put back
+into it, after which the data hold the state again until the next batched step.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import mujoco
 import numpy as np
 
 from simulo.engine.base import EnvIds
+from simulo.engine.mujoco.block import StateBlock
 from simulo.engine.mujoco.spec import SceneSpec
 
 #: :attr:`Worlds.fresh`: the body poses are up to date (``mj_kinematics``).
@@ -73,18 +79,26 @@ class Worlds:
         #: bumped whenever what a step does besides ``mj_step`` may change (see ``MuJoCoEngine``'s step plan)
         self.revision = 0
         self._views: tuple[list[np.ndarray], ...] = ()
+        #: the batched step's arrays (made on the first batched step), and whether they hold the state now
+        self.block: StateBlock | None = None
+        self._blocked = False
+        #: whether something read a step's contacts or constraint forces, which only the per-environment step
+        #: leaves in the data (from then on every step is one)
+        self.wants_step_data = False
         self.recompile()
 
     # -- the environments' data ----------------------------------------------------------------------
     @property
     def datas(self) -> list[mujoco.MjData]:
-        """Every environment's ``MjData``."""
+        """Every environment's ``MjData``, holding its state (put back from the block first if it held it)."""
+        if self._blocked:
+            self._unblock()
         return self._make_datas() if self._datas is None else self._datas
 
     def _make_datas(self) -> list[mujoco.MjData]:
         datas = self._datas = [mujoco.MjData(self.template) for _ in range(self.num_envs)]
         self._views = tuple([getattr(d, name) for d in self._datas]
-                            for name in ("qpos", "qvel", "qfrc_applied", "xfrc_applied"))
+                            for name in ("qpos", "qvel", "qfrc_applied", "xfrc_applied", "mocap_pos", "mocap_quat"))
         if self._made is not None:
             self._carry_state(*self._made)
             self._made = None
@@ -97,23 +111,108 @@ class Worlds:
 
     @property
     def qpos(self) -> list[np.ndarray]:
-        """Every environment's ``qpos`` array."""
+        """Every environment's ``qpos`` array (a row of the block while it holds the state)."""
+        if self._blocked:
+            assert self.block is not None
+            return self.block.qpos_rows
         return self._view(0)
 
     @property
     def qvel(self) -> list[np.ndarray]:
-        """Every environment's ``qvel`` array."""
+        """Every environment's ``qvel`` array (a row of the block while it holds the state)."""
+        if self._blocked:
+            assert self.block is not None
+            return self.block.qvel_rows
         return self._view(1)
 
     @property
+    def mocap_pos(self) -> list[np.ndarray]:
+        """Every environment's mocap positions (nmocap, 3) (rows of the block while it holds the state)."""
+        if self._blocked:
+            assert self.block is not None
+            return self.block.mocap_pos_rows
+        return self._view(4)
+
+    @property
+    def mocap_quat(self) -> list[np.ndarray]:
+        """Every environment's mocap quaternions (nmocap, 4) (rows of the block while it holds the state)."""
+        if self._blocked:
+            assert self.block is not None
+            return self.block.mocap_quat_rows
+        return self._view(5)
+
+    def qpos_matrix(self) -> np.ndarray:
+        """Every environment's ``qpos`` as one (num_envs, nq) array: the block's view while it holds the state,
+        else a new array."""
+        if self._blocked:
+            assert self.block is not None
+            return self.block.qpos
+        return np.array(self._view(0))
+
+    def qvel_matrix(self) -> np.ndarray:
+        """Every environment's ``qvel`` as one (num_envs, nv) array: the block's view while it holds the state,
+        else a new array."""
+        if self._blocked:
+            assert self.block is not None
+            return self.block.qvel
+        return np.array(self._view(1))
+
+    @property
     def qfrc(self) -> list[np.ndarray]:
-        """Every environment's ``qfrc_applied`` array."""
+        """Every environment's ``qfrc_applied`` array (the data hold the state from this call on)."""
+        if self._blocked:
+            self._unblock()
         return self._view(2)
 
     @property
     def xfrc(self) -> list[np.ndarray]:
-        """Every environment's ``xfrc_applied`` array."""
+        """Every environment's ``xfrc_applied`` array (the data hold the state from this call on)."""
+        if self._blocked:
+            self._unblock()
         return self._view(3)
+
+    # -- the batched step's block ------------------------------------------------------------------------
+    @property
+    def blocked(self) -> bool:
+        """Whether the block holds the state (since a batched step; until something uses the data)."""
+        return self._blocked
+
+    def enter_block(self, threads: int) -> StateBlock:
+        """The block, holding the state (taken from the data unless it holds it already; the scene is final).
+
+        Args:
+            threads: Threads of MuJoCo's pool, for a block made now.
+        """
+        if self.block is None:
+            assert self.template is not None and self.final
+            self.block = StateBlock(self.template, self.num_envs, threads)
+        if not self._blocked:
+            self.block.gather(self.models, self.datas)
+            self._blocked = True
+        return self.block
+
+    def _unblock(self) -> None:
+        assert self.block is not None and self._datas is not None
+        self._blocked = False
+        self.block.scatter(self.models, self._datas)
+
+    def step_data(self) -> None:
+        """Make the data hold the last step's contacts and constraint forces. After a batched step they are
+        recomputed from its inputs, and every later step is taken per environment, which leaves them."""
+        block = self.block
+        if block is None or not block.stepped:
+            return
+        held, self._blocked = self._blocked, False
+        assert self._datas is not None
+        block.replay(self.models, self._datas, held)
+        self.fresh[:] = self.stale
+        self.wants_step_data = True
+        self.revision += 1
+
+    def close(self) -> None:
+        """Stop the block's threads, if any."""
+        if self.block is not None:
+            self.block.close()
 
     @property
     def final(self) -> bool:
