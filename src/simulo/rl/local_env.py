@@ -16,6 +16,7 @@ import math
 import random
 import sys
 from collections.abc import Callable
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -87,6 +88,7 @@ class LocalEnv(PolicyFrames):
         self._seed_streams(seed)
         self._scene = Scene(num_envs=num_envs, env_spacing=spacing)
         self.step_count = 0
+        self._physics_time_s = 0.0
         self._call("build", self._scene)
         self.sim = Simulation(self._scene, dt=self._physics_dt, use_torch=use_torch, envs_per_world=envs_per_world,
                               shard=shard, engine=engine)
@@ -141,6 +143,16 @@ class LocalEnv(PolicyFrames):
         return self.task.max_episode_length
 
     @property
+    def physics_time_s(self) -> float:
+        """Wall seconds :meth:`step` has spent in the simulation's physics steps since the environment was built.
+
+        That is the ``physics_steps_per_action`` calls of ``Simulation.step`` of every :meth:`step`: the command
+        flush, the engine's step and the publication of the state objects callers hold. The rest of a step is the
+        task's hooks and this environment's bookkeeping around them (the trainer's ``time_split``).
+        """
+        return self._physics_time_s
+
+    @property
     def scene(self) -> Scene:
         """The scene the task built."""
         return self._scene
@@ -182,7 +194,9 @@ class LocalEnv(PolicyFrames):
         self._call("on_pre_physics_step", task_actions)
         for _ in range(self._steps):
             self._call("apply_actions", task_actions)
+            tick = perf_counter()
             self.sim.step(1)
+            self._physics_time_s += perf_counter() - tick
         self.step_count += 1
         self._episode_len += 1
         self._call("on_post_physics_step")

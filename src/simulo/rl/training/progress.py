@@ -1,9 +1,16 @@
-"""The trainer's progress bar on stderr: tqdm when installed, else one updating line."""
+"""The trainer's progress bar on stderr: tqdm when installed, else one updating line.
+
+Its figures: ``reward R best B steps/s S lr L | physics P% task T% learner L%``, the last part the last
+iteration's time split (:mod:`simulo.rl.training.time_split`). Scripts read the line up to ``steps/s``
+(``benchmarks/sample_time_to_reward.py``): those fields keep their order and format.
+"""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
+
+from simulo.rl.training.time_split import IterationTimes
 
 
 class Progress:
@@ -22,12 +29,13 @@ class Progress:
             except ImportError:
                 self._bar = None
 
-    def update(self, reward: float | None, best: float | None, fps: float, learning_rate: float) -> None:
-        """Advance by one iteration and show its figures."""
+    def update(self, reward: float | None, best: float | None, fps: float, learning_rate: float,
+               times: IterationTimes) -> None:
+        """Advance by one iteration and show its figures, with where its time went (``times``)."""
         if not self._enabled:
             return
         self._done += 1
-        text = f"reward {_fmt(reward)} best {_fmt(best)} steps/s {fps:,.0f} lr {learning_rate:.1e}"
+        text = progress_text(reward, best, fps, learning_rate, times)
         if self._bar is not None:
             self._bar.set_postfix_str(text, refresh=False)
             self._bar.update(1)
@@ -44,6 +52,13 @@ class Progress:
         else:
             sys.stderr.write("\n")
             sys.stderr.flush()
+
+
+def progress_text(reward: float | None, best: float | None, fps: float, learning_rate: float,
+                  times: IterationTimes) -> str:
+    """The bar's figures: ``reward R best B steps/s S lr L | <the iteration's time split>``."""
+    return (f"reward {_fmt(reward)} best {_fmt(best)} steps/s {fps:,.0f} lr {learning_rate:.1e} "
+            f"| {times.shares()}")
 
 
 def _fmt(value: float | None) -> str:

@@ -7,6 +7,7 @@ runs the PPO update and writes the TensorBoard events.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,8 +37,8 @@ class RolloutSpan:
 
 
 def run_rollout(agent: Any, env: Any, source: StateSource, states: torch.Tensor, span: RolloutSpan,
-                record: Callable[[torch.Tensor, torch.Tensor, Any], None]) -> torch.Tensor:
-    """Collect ``span.rollouts`` steps of every environment into skrl's agent; return the last states.
+                record: Callable[[torch.Tensor, torch.Tensor, Any], None]) -> tuple[torch.Tensor, float]:
+    """Collect ``span.rollouts`` steps of every environment into skrl's agent.
 
     Args:
         agent: skrl's PPO agent.
@@ -47,24 +48,31 @@ def run_rollout(agent: Any, env: Any, source: StateSource, states: torch.Tensor,
         span: The iteration and timesteps.
         record: Called with each step's rewards, done mask and info (episode bookkeeping).
 
+    Returns:
+        The states after the last step, and the wall seconds spent stepping the environment (``env.step``, and
+        reading the task's policy inputs when it declares them).
+
     Raises:
         ShapeError, NonFiniteError: The environment returned malformed data.
     """
     n, device = source.num_envs, source.device
     env_device = _torch_device(getattr(env, "device", None))
+    stepping = 0.0
     for t in range(span.rollouts):
         timestep = span.first_timestep + t
         agent.pre_interaction(timestep=timestep, timesteps=span.timesteps)
         with torch.no_grad():
             actions = agent.act(states, timestep=timestep, timesteps=span.timesteps)[0]
         clipped = actions.clamp(-ACTION_LIMIT, ACTION_LIMIT)
+        tick = time.perf_counter()
         result = env.step(clipped if env_device is None else clipped.to(env_device))
         if not isinstance(result, tuple) or len(result) != 5:
             raise ShapeError(f"env.step() returned {type(result).__name__}: expected (obs, rewards, terminated, "
                              "truncated, info)")
         next_obs, rewards, terminated, truncated, info = result
         step = f"step() at iteration {span.iteration}, rollout step {t}"
-        next_states = source.states(next_obs, step)
+        next_states = source.states(next_obs, step)  # a task with a policy_input_schema: its input hooks
+        stepping += time.perf_counter() - tick
         rewards = as_batch(rewards, f"{step}: rewards", n, (), torch.float32, device)
         terminated = as_batch(terminated, f"{step}: terminated", n, (), torch.bool, device)
         truncated = as_batch(truncated, f"{step}: truncated", n, (), torch.bool, device)
@@ -76,7 +84,7 @@ def run_rollout(agent: Any, env: Any, source: StateSource, states: torch.Tensor,
                                     timesteps=span.timesteps)
         agent.post_interaction(timestep=timestep, timesteps=span.timesteps)
         states = next_states
-    return states
+    return states, stepping
 
 
 def finished_returns(rewards: torch.Tensor, dones: torch.Tensor, info: Any, running: torch.Tensor) -> list[float]:

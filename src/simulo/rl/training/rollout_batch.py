@@ -69,6 +69,10 @@ class RunnerCost:
         wall_s: Wall seconds of the call.
         update_cpu_s: CPU seconds spent after the collection computing the shards' gradients for a sharded
             update (:mod:`simulo.rl.training.sharded_update`); not part of ``cpu_s``.
+        env_wall_s: Wall seconds of the call in the environments' ``reset`` and ``step`` (and reading the task's
+            policy inputs when it declares them).
+        physics_s: Of which wall seconds in the simulation's physics steps
+            (:attr:`~simulo.rl.local_env.LocalEnv.physics_time_s`).
     """
 
     cpu_s: float
@@ -76,13 +80,17 @@ class RunnerCost:
     act_cpu_s: float
     wall_s: float
     update_cpu_s: float = 0.0
+    env_wall_s: float = 0.0
+    physics_s: float = 0.0
 
     @staticmethod
     def combine(parts: Sequence[RunnerCost]) -> RunnerCost:
-        """Runners working side by side: their CPU seconds summed, the slowest one's wall time."""
+        """Runners working side by side: their CPU seconds and their environments' wall seconds summed, the
+        slowest one's wall time."""
         return RunnerCost(sum(p.cpu_s for p in parts), sum(p.step_cpu_s for p in parts),
                           sum(p.act_cpu_s for p in parts), max(p.wall_s for p in parts),
-                          sum(p.update_cpu_s for p in parts))
+                          sum(p.update_cpu_s for p in parts), sum(p.env_wall_s for p in parts),
+                          sum(p.physics_s for p in parts))
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class ShardRunner:
     """Steps a group of consecutive rollout shards with a copy of the policy (in a worker, or in-process).
 
     Args:
-        env: The environments of the group (a ``LocalEnv`` or ``LearningEnv`` over them).
+        env: The environments of the group (a ``LocalEnv``, or a ``LearningEnv`` over one).
         spans: ``(first, count)`` of each shard, local to ``env`` (consecutive, covering it).
         global_firsts: The global index of each shard's first environment (keys its random stream).
         package: The models to act with.
@@ -70,7 +70,7 @@ class ShardRunner:
         self._source = StateSource(env, torch.device("cpu"))
         self._states: torch.Tensor | None = None
         self._running = torch.zeros(env.num_envs)
-        self._clock = {"step": 0.0, "act": 0.0}
+        self._clock = {"step": 0.0, "act": 0.0, "env_wall": 0.0}
         self.last_cost: RunnerCost | None = None
         """What the last :meth:`collect` cost in this process."""
         for module in (package.policy, package.value):
@@ -87,8 +87,8 @@ class ShardRunner:
     def collect(self, weights: Weights, iteration: int, steps: int) -> RolloutBatch:
         """Load ``weights`` and run ``steps`` steps of every environment; returns the batch (its cost:
         :attr:`last_cost`)."""
-        wall, cpu = time.perf_counter(), time.process_time()
-        self._clock = {"step": 0.0, "act": 0.0}
+        wall, cpu, physics = time.perf_counter(), time.process_time(), self.env.physics_time_s
+        self._clock = {"step": 0.0, "act": 0.0, "env_wall": 0.0}
         self.load(weights)
         outer = torch.get_rng_state()
         try:
@@ -98,14 +98,17 @@ class ShardRunner:
         finally:
             torch.set_rng_state(outer)
         self.last_cost = RunnerCost(time.process_time() - cpu, self._clock["step"], self._clock["act"],
-                                    time.perf_counter() - wall)
+                                    time.perf_counter() - wall, env_wall_s=self._clock["env_wall"],
+                                    physics_s=self.env.physics_time_s - physics)
         return batch
 
     def _run(self, streams: list[torch.Tensor], iteration: int, steps: int) -> RolloutBatch:
         env, n = self.env, self.env.num_envs
         if self._states is None:
+            tick = time.perf_counter()
             reset = env.reset()
             self._states = self._source.states(reset[0] if isinstance(reset, tuple) else reset, "reset()")
+            self._clock["env_wall"] += time.perf_counter() - tick
         out: dict[str, list[Any]] = {k: [] for k in ("states", "actions", "log_prob", "values", "rewards",
                                                        "terminated", "truncated", "episode_returns")}
         states = self._states
@@ -113,12 +116,13 @@ class ShardRunner:
             tick = time.process_time()
             with torch.no_grad():
                 actions, log_prob, values = self._act(states, streams)
-            tock = time.process_time()
+            tock, wall = time.process_time(), time.perf_counter()
             next_obs, rewards, terminated, truncated, info = env.step(actions.clamp(-ACTION_LIMIT, ACTION_LIMIT))
             self._clock["act"] += tock - tick
             self._clock["step"] += time.process_time() - tock
             step = f"step() at iteration {iteration}, rollout step {t}"
             next_states = self._source.states(next_obs, step)
+            self._clock["env_wall"] += time.perf_counter() - wall
             rewards = as_batch(rewards, f"{step}: rewards", n, (), torch.float32, self._source.device)
             terminated = as_batch(terminated, f"{step}: terminated", n, (), torch.bool, self._source.device)
             truncated = as_batch(truncated, f"{step}: truncated", n, (), torch.bool, self._source.device)

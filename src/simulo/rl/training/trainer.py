@@ -39,6 +39,7 @@ from simulo.rl.training.checkpoints import (
 from simulo.rl.training.config import check_agent_cfg, check_trainer_options, describe_cfg
 from simulo.rl.training.deps import require_skrl, require_torch
 from simulo.rl.training.progress import Progress
+from simulo.rl.training.time_split import IterationTimes, TimeSplit, env_physics_time, local_times, runner_times
 from simulo.rl.training.trainer_checkpoints import REWARD_WINDOW, TrainerCheckpoints
 from simulo.rl.training.vector_env import VectorEnvLike, check_vector_env, reset_observations
 
@@ -209,8 +210,11 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
             ``best_iteration``, ``final_reward`` (the reward of the last iteration), ``env_steps``
             (total), ``wall_time_s`` and ``env_steps_per_s`` of this call, ``reward_history`` (one
             entry per iteration, ``None`` before any episode finished), ``learning_rate``,
-            ``checkpoint_dir``, ``best_checkpoint``, ``latest_checkpoint`` and ``log_dir``. The reward
-            of an iteration is the mean return of the last 100 finished episodes.
+            ``checkpoint_dir``, ``best_checkpoint``, ``latest_checkpoint``, ``log_dir``, and ``time_split``:
+            where this call's iterations spent their wall-clock time, summed (``iterations``, ``total_s``,
+            ``physics_s``, ``task_s``, ``learner_s`` and their means in ``per_iteration``; see
+            :mod:`simulo.rl.training.time_split` for the parts under env runners). The reward of an iteration
+            is the mean return of the last 100 finished episodes.
 
         Raises:
             SimuloValueError: An argument is invalid.
@@ -230,10 +234,12 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
         self._credit = 0
         start_steps, start = self.env_steps, time.perf_counter()
         bar = Progress(to_run, enabled=self.progress)
+        split = TimeSplit()
         try:
             with self._own_rng():
                 for _ in range(to_run):
-                    self._iteration(self.iteration + to_run)
+                    times = self._iteration(self.iteration + to_run)
+                    split.add(times)
                     reward = self.reward_history[-1]
                     if reward is not None and (self.best_reward is None or reward > self.best_reward):
                         self.best_reward, self.best_iteration = reward, self.iteration
@@ -242,7 +248,7 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
                         self._periodic_save(keep_last)
                     elapsed = max(time.perf_counter() - start, 1e-9)
                     bar.update(reward, self.best_reward, (self.env_steps - start_steps) / elapsed,
-                               self.learning_rate)
+                               self.learning_rate, times)
                 if to_run == 0 or self.iteration % every != 0:
                     self._periodic_save(keep_last)
         finally:
@@ -264,6 +270,7 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
             "best_checkpoint": str(best) if best.is_file() else None,
             "latest_checkpoint": str(self._directory / LATEST),
             "log_dir": str(self.log_dir),
+            "time_split": split.as_dict(),
         }
 
     @property
@@ -344,21 +351,27 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
         if self._closed:
             raise SimuloError("this RLTrainer is closed: create a new one to train again")
 
-    def _iteration(self, last_iteration: int) -> None:
+    def _iteration(self, last_iteration: int) -> IterationTimes:
+        """Run one iteration; returns where its wall-clock time went."""
         import torch  # noqa: PLC0415 - available: checked in __init__
 
         from simulo.rl.training.rollout import RolloutSpan, finished_returns, run_rollout  # noqa: PLC0415
 
+        start = time.perf_counter()
         rollouts = int(self._cfg["rollouts"])
         span = RolloutSpan(self.iteration + 1, self.iteration * rollouts, rollouts, last_iteration * rollouts)
         if self._collector is not None:
             from simulo.rl.training.collector import collect_iteration  # noqa: PLC0415
 
-            collect_iteration(self._agent, self._collector, span, self._window.extend)
+            cost = collect_iteration(self._agent, self._collector, span, self._window.extend)
             self._count_iteration(rollouts)
-            return
+            return runner_times(time.perf_counter() - start, cost.collect_wall_s, cost.runners.physics_s,
+                                cost.runners.env_wall_s)
+        physics, env_s = env_physics_time(self.env), 0.0
         if self._states is None:
+            tick = time.perf_counter()
             self._states = self._source.states(reset_observations(self.env.reset()), "reset()")
+            env_s = time.perf_counter() - tick
             self._running_return = torch.zeros(self.num_envs, device=self._device)
         running = self._running_return
         assert running is not None
@@ -366,8 +379,11 @@ class RLTrainer(TrainerCheckpoints, TrainerBase):
         def record(rewards: Tensor, dones: Tensor, info: Any) -> None:
             self._window.extend(finished_returns(rewards, dones, info, running))
 
-        self._states = run_rollout(self._agent, self.env, self._source, self._states, span, record)
+        self._states, stepping = run_rollout(self._agent, self.env, self._source, self._states, span, record)
         self._count_iteration(rollouts)
+        now = env_physics_time(self.env)
+        return local_times(time.perf_counter() - start, env_s + stepping,
+                           None if now is None or physics is None else now - physics)
 
     def _count_iteration(self, rollouts: int) -> None:
         self.iteration += 1
