@@ -122,23 +122,25 @@ def test_the_batched_step_gives_the_same_bytes_for_any_thread_count() -> None:
     assert runs[0] == runs[1] == runs[2]
 
 
-def test_the_batched_step_stays_within_the_solvers_tolerance_of_the_per_environment_step() -> None:
-    """With contacts, the batched path starts MuJoCo's solver from its own estimate of the last accelerations:
-    one step from the same state differs from the per-environment step only at the solver's tolerance."""
+def test_a_batched_step_is_mj_step_from_the_blocks_state_and_warm_start() -> None:
+    """With contacts (humanoids on the floor), one batched step equals ``mj_step`` from the same state and the
+    warm start the block carried, bit for bit."""
     engine, robot = _humanoid_run(2, 100)
     try:
         worlds = engine._worlds
-        assert worlds.blocked
-        state = worlds.block.state.copy()  # type: ignore[union-attr]
+        block = worlds.block
+        assert worlds.blocked and block is not None
+        state = block.state.copy()
+        warm = block._warms[block._current].copy()
         _torques(robot, np.zeros((2, 21)))
         engine.step()
         batched = worlds.qvel_matrix().copy()
-        models, datas = worlds.models, worlds.datas  # the data take the state after the batched step
-        for i, (m, d) in enumerate(zip(models, datas)):
+        for i, (m, d) in enumerate(zip(worlds.models, worlds.datas)):  # the data take the state after the step
             mujoco.mj_setState(m, d, state[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+            d.qacc_warmstart[:] = warm[i]
             d.qfrc_applied[:] = 0.0
             mujoco.mj_step(m, d)
-            np.testing.assert_allclose(d.qvel, batched[i], rtol=0, atol=1e-6)
+            assert d.qvel.tobytes() == batched[i].tobytes()
     finally:
         engine.close()
 

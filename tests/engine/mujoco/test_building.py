@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import simulo
+from simulo.engine.base import ControlMode
 from simulo.engine.mujoco.engine import MuJoCoEngine
 
 pytest.importorskip("mujoco")
@@ -43,7 +44,7 @@ def test_state_written_before_later_additions_is_kept() -> None:
         engine.close()
 
 
-def test_compiles_that_nothing_reads_between_make_no_environment_data(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_building_and_batched_steps_make_no_environment_data(monkeypatch: pytest.MonkeyPatch) -> None:
     made = []
     real = mujoco.MjData
 
@@ -57,11 +58,18 @@ def test_compiles_that_nothing_reads_between_make_no_environment_data(monkeypatc
     try:
         for height in (0.0, -1.0, -2.0):
             engine.add_plane(height, None, None)
-        engine.add_articulation(Path(ARM.urdf_path()), np.array([[2.0 * i, 0.0, 0.0, *IDENTITY]
-                                                                 for i in range(num_envs)]), fixed_base=True)
+        arm = engine.add_articulation(Path(ARM.urdf_path()), np.array([[2.0 * i, 0.0, 0.0, *IDENTITY]
+                                                                       for i in range(num_envs)]), fixed_base=True)
         engine.step()
-        # one MjData per environment (the arm's poses are the first use) and one scratch per compile and query
-        # helper; making them at every compile would have made 5 * 40
-        assert num_envs <= len(made) < num_envs + 10
+        # the state lives in the batched step's arrays: one scratch data per compile and per stepping thread, none
+        # per environment (making them at every compile would have made 5 * 40)
+        assert len(made) < 10
+        before = len(made)
+        modes = np.full((num_envs, 7), int(ControlMode.POSITION_MOTOR), dtype=np.int8)
+        ones = np.ones((num_envs, 7))
+        arm.apply(modes, ones * 0.1, ones * 0.0, ones * 20.0, ones * 0.3, ones, ones * 0.0)
+        engine.step()  # a motor runs per environment: each one's data, once
+        engine.step()
+        assert len(made) - before == num_envs
     finally:
         engine.close()

@@ -218,7 +218,7 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             if not kept:
                 if not worlds.final:
                     return read()
-                d = worlds.datas[0]
+                d = worlds.read_datas(first)[0]
                 kept.append((d.xpos[int(self.body_ids[body])], d.xquat[int(self.body_ids[body])]))
             if worlds.fresh[0] < POSED:
                 worlds.current(first, False)
@@ -233,7 +233,7 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         self._worlds.current(ids, velocity)
         bids = self.body_ids[list(bodies)]
         poses = np.empty((len(ids), len(bids), 7))
-        datas = self._worlds.datas
+        datas = self._worlds.read_datas(ids)
         if not velocity:
             for k, i in enumerate(ids):
                 d = datas[i]
@@ -348,15 +348,15 @@ class MuJoCoArticulationBatch(ArticulationEdits):
     def jacobians(self, bodies: Sequence[int], q: np.ndarray) -> np.ndarray:
         """Jacobians (num_envs, len(bodies), 6, J) of the bodies' frame origins, world axes; the root's is zero."""
         ids = [-1 if b == 0 else int(self.body_ids[b]) for b in bodies]
-        return self.dynamics.jacobians(self._worlds.models, self._worlds.datas, ids, q)
+        return self.dynamics.jacobians(self._worlds.models, self._worlds.read_datas(range(self.num_envs)), ids, q)
 
     def mass_matrices(self, q: np.ndarray) -> np.ndarray:
         """Joint-space mass matrices (num_envs, J, J) at ``q``."""
-        return self.dynamics.mass_matrices(self._worlds.models, self._worlds.datas, q)
+        return self.dynamics.mass_matrices(self._worlds.models, self._worlds.read_datas(range(self.num_envs)), q)
 
     def gravity_torques(self, q: np.ndarray) -> np.ndarray:
         """Joint efforts (num_envs, J) that hold the robot still against gravity at ``q``."""
-        return self.dynamics.gravity_torques(self._worlds.models, self._worlds.datas, q)
+        return self.dynamics.gravity_torques(self._worlds.models, self._worlds.read_datas(range(self.num_envs)), q)
 
     # -- pushes, gears and contacts (the model edits come from ArticulationEdits) ------------------------
     def apply_link_forces(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:

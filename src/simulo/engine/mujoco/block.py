@@ -50,13 +50,17 @@ def _offset(model: mujoco.MjModel, spec: int, component: int) -> int:
 class StateBlock:
     """The state and step inputs of every environment as arrays, and the rollout that steps them.
 
+    Every environment starts in the state of ``fresh``, a data just made for the model (its ``qpos0``, the mocap
+    bodies at their model poses, at rest).
+
     Args:
         model: The compiled model (every environment's model has its sizes).
         num_envs: Number of environments.
-        threads: Threads of MuJoCo's pool (1: step in the calling thread).
+        threads: Threads of MuJoCo's pool (1: step in the calling thread), started on the first step.
+        fresh: A data of ``model`` in its initial state.
     """
 
-    def __init__(self, model: mujoco.MjModel, num_envs: int, threads: int) -> None:
+    def __init__(self, model: mujoco.MjModel, num_envs: int, threads: int, fresh: mujoco.MjData) -> None:
         self.num_envs = num_envs
         self.dt = float(model.opt.timestep)
         nq, nv, nmocap = model.nq, model.nv, model.nmocap
@@ -82,9 +86,14 @@ class StateBlock:
         self.mocap_pos_rows = list(self.mocap_pos)
         self.mocap_quat_rows = list(self.mocap_quat)
         self._rows = [(list(s[:, self._q]), list(s[:, self._v])) for s in self._states]
+        mujoco.mj_getState(model, fresh, self._states[0][0], _FULL)
+        mujoco.mj_getState(model, fresh, self.control[0, self._rest], self.spec & ~_QFRC)
+        self._states[0][1:] = self._states[0][0]
+        self.control[1:] = self.control[0]
+        self._model = model
         self._threads = threads
-        self._scratch = [mujoco.MjData(model) for _ in range(threads)]
-        self._pool = rollout.Rollout(nthread=threads if threads > 1 else 0)
+        self._scratch: list[mujoco.MjData] = []  # the pool's data and the pool, made on the first step
+        self._pool: rollout.Rollout | None = None
         self._chunk = max(1, num_envs // (max(threads, 1) * _CHUNKS_PER_THREAD))
         self._control3 = self.control.reshape(num_envs, 1, ncontrol)
         self.stepped = False  # whether the last step was a batched one (its contacts are not in any data)
@@ -138,6 +147,11 @@ class StateBlock:
             d.qacc_warmstart[:] = warm[i]
             d.qfrc_applied[:] = 0.0
 
+    def put(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Give one environment's data its state, mocap poses and equality switches (for queries that read it)."""
+        mujoco.mj_setState(model, data, self.state[env], _FULL)
+        mujoco.mj_setState(model, data, self.control[env, self._rest], self.spec & ~_QFRC)
+
     def replay(self, models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjData], held: bool) -> None:
         """Recompute in every environment's data the contacts and constraint forces of the last batched step,
         from that step's inputs (``mj_forward`` computes what ``mj_step`` did before integrating), and leave the
@@ -166,6 +180,9 @@ class StateBlock:
     # -- stepping ----------------------------------------------------------------------------------------
     def step(self, models: list[mujoco.MjModel]) -> None:
         """Advance every environment by one time step with the controls in :attr:`control`."""
+        if self._pool is None:
+            self._scratch = [mujoco.MjData(self._model) for _ in range(max(self._threads, 1))]
+            self._pool = rollout.Rollout(nthread=self._threads if self._threads > 1 else 0)
         before, warm_before = self._current, self._warms[self._current]
         after = 1 - before
         state_after = self._states[after]
@@ -180,5 +197,7 @@ class StateBlock:
         self.stepped = True
 
     def close(self) -> None:
-        """Stop MuJoCo's threads."""
-        self._pool.close()
+        """Stop MuJoCo's threads, if started."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None

@@ -138,14 +138,15 @@ class MuJoCoEngine:
                  threads: int | None = None) -> None:
         if not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD:
             raise SimuloValueError(f"envs_per_world must be between 1 and {MAX_ENVS_PER_WORLD}, got {envs_per_world}")
-        threads = _threads_from_environment() if threads is None else threads
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise SimuloValueError(f"threads must be a positive integer, got {threads!r}")
         self._num_envs = num_envs
         self._dt = float(dt)
         self.envs_per_world = envs_per_world
         self._chunks = [range(s, min(s + envs_per_world, num_envs)) for s in range(0, num_envs, envs_per_world)]
-        self._worlds = Worlds(num_envs, SceneSpec(dt, gravity, solver_iterations))
+        threads = _threads_from_environment() if threads is None else threads
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise SimuloValueError(f"threads must be a positive integer, got {threads!r}")
+        self.threads = usable_cores() if threads is None else threads
+        self._worlds = Worlds(num_envs, SceneSpec(dt, gravity, solver_iterations), self.threads)
         self._articulations: list[MuJoCoArticulationBatch] = []
         self._rigids: list[MuJoCoRigidBatch] = []
         #: every object built, in build order (its label is its place, from 1): ("geom", name) or ("robot", prefix)
@@ -153,7 +154,6 @@ class MuJoCoEngine:
         self._labels: tuple[int, np.ndarray] | None = None  # (id of the model they were computed for, labels)
         self._welds = 0  # welds made (each one's equality needs a unique name)
         self._pool = ThreadPoolExecutor(threads) if threads and threads > 1 and len(self._chunks) > 1 else None
-        self.threads = usable_cores() if threads is None else threads
         #: (Worlds.revision it was made at, the step plan, the plain loop or None, the batched torque writes or
         #: None)
         self._plan_at: tuple[int, _StepPlan, _Plain | None, _Batched | None] | None = None
@@ -246,7 +246,7 @@ class MuJoCoEngine:
             MissingDependencyError: No OpenGL context (EGL or OSMesa) can be made on this machine.
         """
         self._worlds.current([env])
-        return render_rgb(self._worlds.models[env], self._worlds.datas[env], width, height, eye, target)
+        return render_rgb(self._worlds.models[env], self._worlds.read_datas([env])[env], width, height, eye, target)
 
     def _geom_labels(self) -> np.ndarray:
         template = self._worlds.template
@@ -266,7 +266,7 @@ class MuJoCoEngine:
         """
         ids = [int(i) for i in env_ids]
         self._worlds.current(set(ids))
-        rgb, dist, seg = render_cameras(self._worlds.models, self._worlds.datas, self._geom_labels(), ids,
+        rgb, dist, seg = render_cameras(self._worlds.models, self._worlds.read_datas(ids), self._geom_labels(), ids,
                                         np.asarray(poses, dtype=float), int(width), int(height), fov_y_deg, near,
                                         far, depth, labels)
         return CameraFrames(rgb=rgb, depth=dist, labels=seg)
@@ -276,7 +276,7 @@ class MuJoCoEngine:
         ``terrain_only``)."""
         ids = np.asarray(env_ids, dtype=np.int64)
         self._worlds.current(set(ids.tolist()))
-        return sensing.cast_rays(self._worlds.models, self._worlds.datas, self._geom_labels(), ids,
+        return sensing.cast_rays(self._worlds.models, self._worlds.read_datas(ids.tolist()), self._geom_labels(), ids,
                                  np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), terrain_only)
 
     # -- stepping ----------------------------------------------------------------------------------
@@ -384,7 +384,7 @@ class MuJoCoEngine:
     def _step_batched(self, writes: _Batched) -> None:
         """One ``mujoco.rollout`` call over every environment, the torques written as its applied forces."""
         w = self._worlds
-        block = w.enter_block(self.threads)
+        block = w.enter_block()
         qfrc = block.qfrc
         qfrc.fill(0.0)  # (a torque acts for one step: a robot whose joints went passive pushes no more)
         for columns, torque in writes:

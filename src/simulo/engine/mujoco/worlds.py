@@ -1,27 +1,30 @@
-"""The environments of a MuJoCo engine: one compiled model, one ``MjData`` per environment.
+"""The environments of a MuJoCo engine: one compiled model, and every environment's state.
 
 Every environment starts on the same ``MjModel``; the first per-environment model edit (a mass, a friction, a
 gravity) gives that environment its own copy (copy on write), so a batch without per-copy properties holds one
 model. The model is recompiled whenever the scene grows; then each environment's state is carried over by
-name (into data made when first used: a compile nothing reads between, as a plane's, makes none) and the model
-edits made so far are replayed, so the order of spawning and editing does not matter while
+name and the model edits made so far are replayed, so the order of spawning and editing does not matter while
 the scene is built. After the first step the scene is final.
+
+The state lives in one of two places. A :class:`~simulo.engine.mujoco.block.StateBlock` holds every
+environment's state in arrays (:attr:`Worlds.blocked`) from the first compile on: the scene is built, reset and
+stepped by the batched path without any ``MjData`` per environment (an ``MjData`` takes a megabyte or more, and
+about a millisecond to make). The first thing that needs the environments' ``MjData`` (``datas``: a step per
+environment, a weld, a camera) has them made, gives them the state and leaves the state there; the next batched
+step takes it back. Body poses and dynamics queries only read the data: the state is copied into the data of
+the environments they read, and stays in the block.
 
 Environments never share an ``MjData``, so a step of one is independent of the others, and of how they are
 grouped into worlds or threads: the same commands give the same bytes. The arrays a step writes and reads in
 every environment (``qpos``, ``qvel``, ``qfrc_applied``, ``xfrc_applied``, the mocap poses) are kept as numpy
-views, taken once per compile: each attribute read of an ``MjData`` makes a new array object.
-
-While the engine steps every environment in one batched call, the state lives in a
-:class:`~simulo.engine.mujoco.block.StateBlock` instead (:attr:`Worlds.blocked`): ``qpos``, ``qvel`` and the mocap
-poses are then rows of its arrays, and anything that uses an ``MjData`` (``datas``) first gets the state put back
-into it, after which the data hold the state again until the next batched step.
+views, of the block's arrays or of each ``MjData`` (taken once: each attribute read of an ``MjData`` makes a new
+array object).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 import mujoco
@@ -52,26 +55,28 @@ class Bound(Protocol):
 
 
 class Worlds:
-    """The compiled model(s) and data of every environment.
+    """The compiled model(s) of every environment, and their state.
 
     Args:
         num_envs: Number of environments.
         scene: The specification the model is compiled from.
+        threads: Threads of MuJoCo's pool for the batched step.
     """
 
-    def __init__(self, num_envs: int, scene: SceneSpec) -> None:
+    def __init__(self, num_envs: int, scene: SceneSpec, threads: int = 1) -> None:
         self.num_envs = num_envs
         self.scene = scene
+        self.threads = threads
         self.models: list[mujoco.MjModel] = []
         self.template: mujoco.MjModel | None = None
         self._datas: list[mujoco.MjData] | None = None  # None: not made yet for the current model
-        self._made: tuple[mujoco.MjModel, list[mujoco.MjData]] | None = None  # the last data made, to carry over
         self._owned = np.zeros(num_envs, dtype=bool)
         self._bound: list[Bound] = []
         self._edits: list[tuple[list[int] | None, AllEdit | EnvEdit]] | None = []
         #: how far each environment's kinematics are up to date with its state: 0 (stale, after a step or a
         #: write), :data:`POSED` (body poses), :data:`CURRENT` (poses, centre-of-mass quantities, velocities)
-        #: (a list: a step marks every environment stale with ``fresh[:] = stale``, cheaper than a numpy fill)
+        #: (a list: a step marks every environment stale with ``fresh[:] = stale``, cheaper than a numpy fill). A
+        #: data whose environment is fresh holds its state, also while the block holds it.
         self.fresh = [0] * num_envs
         self.stale = [0] * num_envs
         #: whether any ``xfrc_applied`` was written since the last step (a step clears them all then)
@@ -79,7 +84,7 @@ class Worlds:
         #: bumped whenever what a step does besides ``mj_step`` may change (see ``MuJoCoEngine``'s step plan)
         self.revision = 0
         self._views: tuple[list[np.ndarray], ...] = ()
-        #: the batched step's arrays (made on the first batched step), and whether they hold the state now
+        #: the state and step inputs as arrays (remade with every compile), and whether they hold the state now
         self.block: StateBlock | None = None
         self._blocked = False
         #: whether something read a step's contacts or constraint forces, which only the per-environment step
@@ -90,23 +95,27 @@ class Worlds:
     # -- the environments' data ----------------------------------------------------------------------
     @property
     def datas(self) -> list[mujoco.MjData]:
-        """Every environment's ``MjData``, holding its state (put back from the block first if it held it)."""
-        if self._blocked:
-            self._unblock()
-        return self._make_datas() if self._datas is None else self._datas
-
-    def _make_datas(self) -> list[mujoco.MjData]:
-        datas = self._datas = [mujoco.MjData(self.template) for _ in range(self.num_envs)]
-        self._views = tuple([getattr(d, name) for d in self._datas]
-                            for name in ("qpos", "qvel", "qfrc_applied", "xfrc_applied", "mocap_pos", "mocap_quat"))
-        if self._made is not None:
-            self._carry_state(*self._made)
-            self._made = None
+        """Every environment's ``MjData``, holding its state from now on (made and given it on first use)."""
+        datas = self._datas
+        if datas is None or self._blocked:
+            datas = self._data_list()
+            if self._blocked:
+                self._unblock()
         return datas
 
-    def _view(self, k: int) -> list[np.ndarray]:
+    def _data_list(self) -> list[mujoco.MjData]:
+        """The data, made on first use (before the block gives them its state, they hold none)."""
         if self._datas is None:
-            self._make_datas()
+            assert self.template is not None
+            self._datas = [mujoco.MjData(self.template) for _ in range(self.num_envs)]
+            self._views = tuple([getattr(d, name) for d in self._datas]
+                                for name in ("qpos", "qvel", "qfrc_applied", "xfrc_applied", "mocap_pos",
+                                             "mocap_quat"))
+            self.fresh[:] = self.stale
+        return self._datas
+
+    def _view(self, k: int) -> list[np.ndarray]:
+        self.datas  # noqa: B018 - the data hold the state from now on
         return self._views[k]
 
     @property
@@ -160,34 +169,37 @@ class Worlds:
     @property
     def qfrc(self) -> list[np.ndarray]:
         """Every environment's ``qfrc_applied`` array (the data hold the state from this call on)."""
-        if self._blocked:
-            self._unblock()
         return self._view(2)
 
     @property
     def xfrc(self) -> list[np.ndarray]:
         """Every environment's ``xfrc_applied`` array (the data hold the state from this call on)."""
-        if self._blocked:
-            self._unblock()
         return self._view(3)
+
+    def read_datas(self, env_ids: Iterable[int]) -> list[mujoco.MjData]:
+        """Every environment's ``MjData``, those of ``env_ids`` holding their state, for a query that only reads
+        them: the block keeps the state if it holds it."""
+        datas = self._data_list()
+        if self._blocked:
+            assert self.block is not None
+            fresh, block, models = self.fresh, self.block, self.models
+            for i in env_ids:
+                if fresh[i] == 0:
+                    block.put(i, models[i], datas[i])
+        return datas
 
     # -- the batched step's block ------------------------------------------------------------------------
     @property
     def blocked(self) -> bool:
-        """Whether the block holds the state (since a batched step; until something uses the data)."""
+        """Whether the block holds the state (from the first compile, and since a batched step, until something
+        uses the data)."""
         return self._blocked
 
-    def enter_block(self, threads: int) -> StateBlock:
-        """The block, holding the state (taken from the data unless it holds it already; the scene is final).
-
-        Args:
-            threads: Threads of MuJoCo's pool, for a block made now.
-        """
-        if self.block is None:
-            assert self.template is not None and self.final
-            self.block = StateBlock(self.template, self.num_envs, threads)
+    def enter_block(self) -> StateBlock:
+        """The block, holding the state (taken from the data unless it holds it already)."""
+        assert self.block is not None
         if not self._blocked:
-            self.block.gather(self.models, self.datas)
+            self.block.gather(self.models, self._data_list())
             self._blocked = True
         return self.block
 
@@ -195,6 +207,7 @@ class Worlds:
         assert self.block is not None and self._datas is not None
         self._blocked = False
         self.block.scatter(self.models, self._datas)
+        self.fresh[:] = self.stale
 
     def step_data(self) -> None:
         """Make the data hold the last step's contacts and constraint forces. After a batched step they are
@@ -203,8 +216,7 @@ class Worlds:
         if block is None or not block.stepped:
             return
         held, self._blocked = self._blocked, False
-        assert self._datas is not None
-        block.replay(self.models, self._datas, held)
+        block.replay(self.models, self._data_list(), held)
         self.fresh[:] = self.stale
         self.wants_step_data = True
         self.revision += 1
@@ -220,11 +232,8 @@ class Worlds:
         return self._edits is None
 
     def finalize(self) -> None:
-        """Stop recording model edits: the scene can no longer grow (its data are made now, before stepping
-        threads share them)."""
+        """Stop recording model edits: the scene can no longer grow."""
         self._edits = None
-        if self._datas is None:
-            self._make_datas()
 
     def bind(self, batch: Bound) -> None:
         """Keep ``batch``'s model indices current across recompiles (binds it now)."""
@@ -243,12 +252,19 @@ class Worlds:
             raise NotImplementedError("the MuJoCo engine builds its scene before the first step; add every robot, "
                                       "prop and terrain before stepping")
         model = self.scene.compile()
-        if self._datas is not None:
-            assert self.template is not None
-            self._made = (self.template, self._datas)
+        old, old_model = self.block, self.template
+        if old is not None and not self._blocked:  # the data hold the state: into the old block first
+            old.gather(self.models, self._data_list())
         self._datas = None
+        self._views = ()
         self.template = model
         self._scratch = mujoco.MjData(model)
+        self.block = StateBlock(model, self.num_envs, self.threads, self._scratch)
+        self._blocked = True
+        if old is not None:
+            assert old_model is not None
+            self._carry_state(old_model, old)
+            old.close()
         self.models = [model] * self.num_envs
         self._owned[:] = False
         for batch in self._bound:
@@ -261,10 +277,10 @@ class Worlds:
                 self.edit_envs(env_ids, fn)  # type: ignore[arg-type]
         self.fresh[:] = self.stale
 
-    def _carry_state(self, old: mujoco.MjModel, old_datas: Sequence[mujoco.MjData]) -> None:
-        """Copy joint positions and velocities and mocap poses, matched by name, into the new data."""
-        new = self.template
-        assert new is not None
+    def _carry_state(self, old: mujoco.MjModel, old_block: StateBlock) -> None:
+        """Copy joint positions and velocities and mocap poses, matched by name, into the new block."""
+        new, block = self.template, self.block
+        assert new is not None and block is not None
         qpos, qvel, mocap = [], [], []
         for j in range(old.njnt):
             name = old.joint(j).name
@@ -285,11 +301,10 @@ class Worlds:
         q_old, q_new = (np.array([p[i] for p in qpos], dtype=np.int64) for i in (0, 1))
         v_old, v_new = (np.array([p[i] for p in qvel], dtype=np.int64) for i in (0, 1))
         m_old, m_new = (np.array([p[i] for p in mocap], dtype=np.int64) for i in (0, 1))
-        for old_data, data in zip(old_datas, self.datas):
-            data.qpos[q_new] = old_data.qpos[q_old]
-            data.qvel[v_new] = old_data.qvel[v_old]
-            data.mocap_pos[m_new] = old_data.mocap_pos[m_old]
-            data.mocap_quat[m_new] = old_data.mocap_quat[m_old]
+        block.qpos[:, q_new] = old_block.qpos[:, q_old]
+        block.qvel[:, v_new] = old_block.qvel[:, v_old]
+        block.mocap_pos[:, m_new] = old_block.mocap_pos[:, m_old]
+        block.mocap_quat[:, m_new] = old_block.mocap_quat[:, m_old]
 
     # -- model edits -------------------------------------------------------------------------------
     def distinct_models(self) -> list[mujoco.MjModel]:
@@ -334,9 +349,13 @@ class Worlds:
         ``env_ids`` up to date with their state."""
         want = CURRENT if velocities else POSED
         fresh = self.fresh
-        for i in env_ids:
+        ids = [i for i in env_ids if fresh[i] < want]
+        if not ids:
+            return
+        datas = self.read_datas(ids)
+        for i in ids:
             if fresh[i] < want:
-                m, d = self.models[i], self.datas[i]
+                m, d = self.models[i], datas[i]
                 if fresh[i] < POSED:
                     mujoco.mj_kinematics(m, d)
                 if velocities:
