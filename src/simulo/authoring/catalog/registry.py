@@ -174,7 +174,7 @@ _ENTRIES: dict[str, CatalogEntry] = _entries(
     CatalogEntry("simulo/robot/franka-panda:v2", "franka_panda/panda.urdf", True, None, 9, _PANDA_V2,
                  _PYBULLET_DATA, engine_inertia=True, name_prefix="panda_"),
     CatalogEntry("simulo/robot/humanoid:v1", "humanoid.urdf", False, Pose.from_xyz(0.0, 0.0, 1.34), 21,
-                 "MuJoCo humanoid: 21 hinge joints, primitive shapes, floating base (torso at 1.34 m)"),
+                 "MuJoCo humanoid: 21 hinge joints, capsules and spheres, floating base (torso at 1.34 m)"),
     CatalogEntry("simulo/robot/anymal-c:v1", "anymal_c.urdf", False, Pose.from_xyz(0.0, 0.0, 0.6), 12,
                  "ANYbotics ANYmal C quadruped: 12 joints LF/LH/RF/RH _HAA/_HFE/_KFE, primitive shapes"),
     CatalogEntry("simulo/robot/unitree-h1:v1", "unitree_h1.urdf", False, Pose.from_xyz(0.0, 0.0, 1.05), 19,
