@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,19 @@ def test_optimiser_runs_foreach_after_loading_a_checkpoint(tmp_path: Path) -> No
     trainer.load(tmp_path / "saved.pt")
     assert [group["foreach"] for group in trainer.agent.optimizer.param_groups] == [True]
     trainer.close()
+
+
+def test_the_value_networks_passes_run_beside_the_policys(tmp_path: Path) -> None:
+    """With separate networks, each mini-batch's value forward and backward pass runs on the second thread (the
+    update's bytes are skrl's: the test above)."""
+    trainer = RLTrainer(PointMassEnv(num_envs=8, seed=0), device="cpu", seed=0, checkpoint_dir=tmp_path,
+                        progress=False, agent_cfg={"mini_batches": 2, "learning_epochs": 2})
+    agent = trainer.agent
+    threads: dict[str, set[str]] = {"policy": set(), "value": set()}
+    for role, params in (("policy", agent._policy_params), ("value", agent._value_params)):
+        for param in params:
+            param.register_hook(lambda grad, role=role: threads[role].add(threading.current_thread().name) or grad)
+    trainer.train(max_iterations=1)
+    trainer.close()
+    assert threads["policy"] == {threading.current_thread().name}
+    assert len(threads["value"]) == 1 and next(iter(threads["value"])).startswith("simulo-value-pass")

@@ -7,12 +7,21 @@ fresh ``itertools.chain`` of every parameter for the gradient clip, and Adam's p
 Adam and the clip (element-wise, so bit for bit what the per-tensor loops give on the CPU), and no
 contexts that do nothing. Mixed precision and distributed runs keep skrl's own update.
 
+When the policy and the value function are separate networks (skrl's default), each mini-batch runs the value
+network's forward and backward pass on a second thread while this one runs the policy's: torch releases the
+GIL inside its kernels, so the two passes share the machine's cores. The gradients are the same bits: the two
+networks share no parameter, and the gradient of the summed loss reaching either one is that network's own
+loss's (its factor in the sum is exactly 1). The value thread clears and writes its gradients only once the
+policy's KL check let the mini-batch through, so an early stop leaves every gradient as skrl leaves it.
+
 The results are skrl's to the bit for the same seed (``tests/rl/training/test_lean_ppo.py`` compares the
 parameters, optimiser state and random stream after updates of both).
 """
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import torch
@@ -21,6 +30,16 @@ from skrl.agents.torch.ppo import PPO
 from skrl.resources.schedulers.torch import KLAdaptiveLR
 from torch import nn
 from torch.nn import functional as F
+
+_value_thread: ThreadPoolExecutor | None = None
+
+
+def _second_thread() -> ThreadPoolExecutor:
+    """The process's one thread for value-network passes (made on first use)."""
+    global _value_thread  # one idle thread per process, shared by every agent
+    if _value_thread is None:
+        _value_thread = ThreadPoolExecutor(1, thread_name_prefix="simulo-value-pass")
+    return _value_thread
 
 
 class LeanPPO(PPO):
@@ -34,10 +53,9 @@ class LeanPPO(PPO):
         """skrl's ``init``, then the optimiser's ``foreach`` kernels and the fixed parameter list."""
         super().init(trainer_cfg=trainer_cfg)
         use_foreach(self)
-        params = list(self.policy.parameters())
-        if self.value is not self.policy:
-            params += list(self.value.parameters())
-        self._clip_params = params
+        self._policy_params = list(self.policy.parameters())
+        self._value_params = list(self.value.parameters()) if self.value is not self.policy else []
+        self._clip_params = self._policy_params + self._value_params
 
     def _update(self, timestep: int, timesteps: int) -> None:
         if self._mixed_precision or config.torch.is_distributed:
@@ -68,32 +86,69 @@ class LeanPPO(PPO):
                    kl_divergences: list[torch.Tensor]) -> tuple[float, float, float] | None:
         """One optimisation step on one mini-batch; its losses, or ``None`` when the KL stops the epoch."""
         states = self._state_preprocessor(states, train=not epoch)
-        _, next_log_prob, _ = self.policy.act({"states": states, "taken_actions": actions}, role="policy")
-        with torch.no_grad():
-            ratio = next_log_prob - log_prob
-            kl_divergence = ((torch.exp(ratio) - 1) - ratio).mean()
-            kl_divergences.append(kl_divergence)
-        if self._kl_threshold and kl_divergence > self._kl_threshold:
-            return None
-        entropy_loss: torch.Tensor | int = 0
-        if self._entropy_loss_scale:
-            entropy_loss = -self._entropy_loss_scale * self.policy.get_entropy(role="policy").mean()
-        ratio = torch.exp(next_log_prob - log_prob)
-        surrogate = sampled_advantages * ratio
-        surrogate_clipped = sampled_advantages * torch.clip(ratio, 1.0 - self._ratio_clip, 1.0 + self._ratio_clip)
-        policy_loss = -torch.min(surrogate, surrogate_clipped).mean()
-        predicted_values, _, _ = self.value.act({"states": states}, role="value")
-        if self._clip_predicted_values:
-            predicted_values = sampled_values + torch.clip(predicted_values - sampled_values, min=-self._value_clip,
-                                                           max=self._value_clip)
-        value_loss = self._value_loss_scale * F.mse_loss(sampled_returns, predicted_values)
-        self.optimizer.zero_grad()
-        (policy_loss + entropy_loss + value_loss).backward()
+        value_pass: Future[torch.Tensor] | None = None
+        go = threading.Event()
+        verdict = [False]  # set before ``go``: whether the value pass writes its gradients
+        if self._value_params:
+            value_pass = _second_thread().submit(self._value_pass, states, sampled_values, sampled_returns, go,
+                                                 verdict)
+        try:
+            _, next_log_prob, _ = self.policy.act({"states": states, "taken_actions": actions}, role="policy")
+            with torch.no_grad():
+                ratio = next_log_prob - log_prob
+                kl_divergence = ((torch.exp(ratio) - 1) - ratio).mean()
+                kl_divergences.append(kl_divergence)
+            if self._kl_threshold and kl_divergence > self._kl_threshold:
+                return None
+            entropy_loss: torch.Tensor | int = 0
+            if self._entropy_loss_scale:
+                entropy_loss = -self._entropy_loss_scale * self.policy.get_entropy(role="policy").mean()
+            ratio = torch.exp(next_log_prob - log_prob)
+            surrogate = sampled_advantages * ratio
+            surrogate_clipped = sampled_advantages * torch.clip(ratio, 1.0 - self._ratio_clip,
+                                                                1.0 + self._ratio_clip)
+            policy_loss = -torch.min(surrogate, surrogate_clipped).mean()
+            if value_pass is None:  # one network for both: skrl's single backward pass
+                value_loss = self._value_loss(states, sampled_values, sampled_returns)
+                self.optimizer.zero_grad()
+                (policy_loss + entropy_loss + value_loss).backward()
+            else:
+                verdict[0] = True
+                go.set()
+                for param in self._policy_params:
+                    param.grad = None
+                (policy_loss + entropy_loss).backward()
+                value_loss = value_pass.result()
+        finally:
+            go.set()
+            if value_pass is not None:
+                value_pass.result()
         if self._grad_norm_clip > 0:
             nn.utils.clip_grad_norm_(self._clip_params, self._grad_norm_clip, foreach=True)
         self.optimizer.step()
         entropy = entropy_loss.item() if isinstance(entropy_loss, torch.Tensor) else 0.0
         return policy_loss.item(), value_loss.item(), entropy
+
+    def _value_loss(self, states: torch.Tensor, sampled_values: torch.Tensor,
+                    sampled_returns: torch.Tensor) -> torch.Tensor:
+        """skrl's value loss of one mini-batch."""
+        predicted_values, _, _ = self.value.act({"states": states}, role="value")
+        if self._clip_predicted_values:
+            predicted_values = sampled_values + torch.clip(predicted_values - sampled_values, min=-self._value_clip,
+                                                           max=self._value_clip)
+        return self._value_loss_scale * F.mse_loss(sampled_returns, predicted_values)
+
+    def _value_pass(self, states: torch.Tensor, sampled_values: torch.Tensor, sampled_returns: torch.Tensor,
+                    go: threading.Event, verdict: list[bool]) -> torch.Tensor:
+        """The value network's forward pass, and its backward pass once the policy's KL check let the mini-batch
+        through (on the second thread)."""
+        value_loss = self._value_loss(states, sampled_values, sampled_returns)
+        go.wait()
+        if verdict[0]:
+            for param in self._value_params:
+                param.grad = None
+            value_loss.backward()
+        return value_loss
 
     def _track_losses(self, policy_total: float, value_total: float, entropy_total: float) -> None:
         steps = self._learning_epochs * self._mini_batches
