@@ -11,8 +11,8 @@ import torch
 from rl_toy_envs import PointMassEnv
 from skrl.agents.torch.ppo import PPO
 
-from simulo.rl.training import RLTrainer
-from simulo.rl.training.ppo import LeanPPO
+from simulo.rl.training import RLTrainer, ppo
+from simulo.rl.training.ppo import PARALLEL_ROWS, LeanPPO
 
 
 def _run(tmp_path: Path, lean: bool, iterations: int = 3, **cfg: Any) -> tuple[list[torch.Tensor], list[Any]]:
@@ -42,9 +42,12 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     return []
 
 
+@pytest.mark.parametrize("threshold", [1, PARALLEL_ROWS], ids=["value-pass-beside", "value-pass-after"])
 @pytest.mark.parametrize("cfg", [{}, {"entropy_loss_scale": 0.01, "kl_threshold": 0.005}],
                          ids=["defaults", "entropy-and-kl-stop"])
-def test_lean_update_matches_skrl_bit_for_bit(tmp_path: Path, cfg: dict[str, Any]) -> None:
+def test_lean_update_matches_skrl_bit_for_bit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cfg: dict[str, Any],
+                                             threshold: int) -> None:
+    monkeypatch.setattr(ppo, "PARALLEL_ROWS", threshold)
     lean, lean_rewards = _run(tmp_path / "lean", True, **cfg)
     skrl, skrl_rewards = _run(tmp_path / "skrl", False, **cfg)
     assert lean_rewards == skrl_rewards
@@ -64,9 +67,12 @@ def test_optimiser_runs_foreach_after_loading_a_checkpoint(tmp_path: Path) -> No
     trainer.close()
 
 
-def test_the_value_networks_passes_run_beside_the_policys(tmp_path: Path) -> None:
-    """With separate networks, each mini-batch's value forward and backward pass runs on the second thread (the
-    update's bytes are skrl's: the test above)."""
+@pytest.mark.parametrize("threshold", [64, 65])
+def test_the_value_networks_passes_run_beside_the_policys_on_large_mini_batches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threshold: int) -> None:
+    """With separate networks, the value forward and backward pass of a mini-batch of at least PARALLEL_ROWS
+    rows runs on the second thread, of a smaller one on this thread (the bytes are skrl's: the test above)."""
+    monkeypatch.setattr(ppo, "PARALLEL_ROWS", threshold)  # mini-batches of 64 rows: 8 environments, 16 steps, 2
     trainer = RLTrainer(PointMassEnv(num_envs=8, seed=0), device="cpu", seed=0, checkpoint_dir=tmp_path,
                         progress=False, agent_cfg={"mini_batches": 2, "learning_epochs": 2})
     agent = trainer.agent
@@ -77,4 +83,7 @@ def test_the_value_networks_passes_run_beside_the_policys(tmp_path: Path) -> Non
     trainer.train(max_iterations=1)
     trainer.close()
     assert threads["policy"] == {threading.current_thread().name}
-    assert len(threads["value"]) == 1 and next(iter(threads["value"])).startswith("simulo-value-pass")
+    if threshold <= 64:
+        assert len(threads["value"]) == 1 and next(iter(threads["value"])).startswith("simulo-value-pass")
+    else:
+        assert threads["value"] == {threading.current_thread().name}
