@@ -38,6 +38,7 @@ Run::
     python benchmarks/engines.py                      # N = 1, 16, 64, 256
     python benchmarks/engines.py --robots humanoid    # one robot
     python benchmarks/engines.py --threads 1          # the engine and the floor on one thread
+    python benchmarks/engines.py --robots humanoid --envs 1024 --dt 0.008333 --warmup 120   # the sample's dt
     python benchmarks/engines.py --breakdown          # CPU us per step at N = 1, part by part
     python benchmarks/engines.py --quick              # tiny sizes (for the tests)
 """
@@ -85,17 +86,18 @@ ROBOTS = {
 }
 
 
-def targets(step: int, num_envs: int, num_joints: int, amplitude: float) -> np.ndarray:
+def targets(step: int, num_envs: int, num_joints: int, amplitude: float, dt: float = DT) -> np.ndarray:
     """Smooth joint targets (num_envs, num_joints), different per environment and joint."""
     phase = np.arange(num_envs)[:, None] * 0.37 + np.arange(num_joints)[None, :] * 0.91
-    return amplitude * np.sin(step * DT * 2.0 + phase)
+    return amplitude * np.sin(step * dt * 2.0 + phase)
 
 
 class ContractLoop:
     """N copies of a robot through ``simulo.Simulation`` on one engine."""
 
-    def __init__(self, robot: Robot, num_envs: int, engine: str, threads: int | None = None) -> None:
+    def __init__(self, robot: Robot, num_envs: int, engine: str, threads: int | None = None, dt: float = DT) -> None:
         self.spec = robot
+        self.dt = dt
         scene = simulo.Scene(num_envs=num_envs, env_spacing=3.0)
         if robot.plane:
             scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
@@ -105,7 +107,7 @@ class ContractLoop:
         if threads is not None:
             os.environ[THREADS_VARIABLE] = str(threads)
         try:
-            self.sim = simulo.Simulation(scene, dt=DT, engine=engine)
+            self.sim = simulo.Simulation(scene, dt=dt, engine=engine)
         finally:
             os.environ.pop(THREADS_VARIABLE, None) if before is None else os.environ.__setitem__(THREADS_VARIABLE,
                                                                                                 before)
@@ -117,7 +119,7 @@ class ContractLoop:
         for _ in range(steps):
             state = robot.state
             q, qd = np.asarray(state.joint_positions), np.asarray(state.joint_velocities)
-            goal = targets(self.step_count, self.num_envs, q.shape[1], spec.amplitude)
+            goal = targets(self.step_count, self.num_envs, q.shape[1], spec.amplitude, self.dt)
             robot.set_joint_effort_target(spec.kp * (goal - q) - spec.kd * qd)
             self.sim.step()
             self.step_count += 1
@@ -131,7 +133,8 @@ class RawLoop:
 
     def __init__(self, robot: Robot, contract: ContractLoop) -> None:
         self.spec = robot
-        scene = SceneSpec(DT, (0.0, 0.0, -9.81), None)
+        self.dt = contract.dt
+        scene = SceneSpec(self.dt, (0.0, 0.0, -9.81), None)
         if robot.plane:
             scene.add_plane(0.0, None, None, None)
         asset = simulo.Asset.from_registry(robot.ref)
@@ -165,7 +168,7 @@ class RawLoop:
     def run(self, steps: int) -> None:
         spec, model = self.spec, self.model
         for _ in range(steps):
-            goal = targets(self.step_count, self.num_envs, self.q.shape[1], spec.amplitude)
+            goal = targets(self.step_count, self.num_envs, self.q.shape[1], spec.amplitude, self.dt)
             effort = np.clip(spec.kp * (goal - self.q) - spec.kd * self.qd, -self.limit, self.limit)  # as the contract
             for i, d in enumerate(self.datas):
                 d.qfrc_applied[self.dofs] = effort[i]
@@ -213,7 +216,7 @@ class FloorLoop(RawLoop):
         spec, dt = self.spec, float(self.model.opt.timestep)
         control3 = self.control.reshape(self.num_envs, 1, -1)
         for _ in range(steps):
-            goal = targets(self.step_count, self.num_envs, self.q.shape[1], spec.amplitude)
+            goal = targets(self.step_count, self.num_envs, self.q.shape[1], spec.amplitude, self.dt)
             effort = np.clip(spec.kp * (goal - self.q) - spec.kd * self.qd, -self.limit, self.limit)  # as the contract
             self.control[:, self.dofs] = effort
             before, after = self.states[self.current], self.states[1 - self.current]
@@ -240,13 +243,13 @@ def _timed(run: Callable[[int], None], steps: int) -> float:
 
 
 def bench(name: str, num_envs: int, steps: int, repeats: int, warmup: int, pybullet: bool,
-          threads: int) -> dict[str, object]:
+          threads: int, dt: float = DT) -> dict[str, object]:
     """One row: the loops built side by side, warmed up alike, timed in alternating blocks."""
     robot = ROBOTS[name]
-    contract = ContractLoop(robot, num_envs, "mujoco", threads)
+    contract = ContractLoop(robot, num_envs, "mujoco", threads, dt)
     floor = FloorLoop(robot, contract, threads)
     loop = RawLoop(robot, contract)
-    bullet = ContractLoop(robot, num_envs, "pybullet") if pybullet else None
+    bullet = ContractLoop(robot, num_envs, "pybullet", dt=dt) if pybullet else None
     loops: list[tuple[str, ContractLoop | RawLoop]] = [("contract", contract), ("floor", floor), ("loop", loop)]
     try:
         for _, each in loops:
@@ -406,6 +409,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=240, help="steps before timing (default 240: 1 s)")
     parser.add_argument("--threads", type=int, default=usable_cores(),
                         help="stepping threads of the engine and the floor (default: every usable core)")
+    parser.add_argument("--dt", type=float, default=DT, help="physics time step, s (default 1/240; the SDK's "
+                                                              "samples run 1/120)")
     parser.add_argument("--no-pybullet", action="store_true", help="skip the PyBullet column (it is slow)")
     parser.add_argument("--breakdown", action="store_true", help="us per step at N = 1, part by part")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
@@ -420,7 +425,7 @@ def main() -> None:
     for name in args.robots:
         for n in envs:
             steps = args.steps or (2 if args.quick else max(8, 1500 // n))
-            row = bench(name, n, steps, repeats, warmup, not args.no_pybullet, args.threads)
+            row = bench(name, n, steps, repeats, warmup, not args.no_pybullet, args.threads, args.dt)
             rows.append(row)
             pb = row["pybullet"]
             vs = f"{row['mujoco'] / pb:6.1f}x" if isinstance(pb, float) else "     -"  # type: ignore[operator]

@@ -35,9 +35,6 @@ _QFRC = int(mujoco.mjtState.mjSTATE_QFRC_APPLIED)
 _EQ = int(mujoco.mjtState.mjSTATE_EQ_ACTIVE)
 _MOCAP_POS, _MOCAP_QUAT = int(mujoco.mjtState.mjSTATE_MOCAP_POS), int(mujoco.mjtState.mjSTATE_MOCAP_QUAT)
 
-#: The control components a batched step may carry, in MuJoCo's state order.
-CONTROL = (_QFRC, _EQ, _MOCAP_POS, _MOCAP_QUAT)
-
 #: Environments per thread-pool task: MuJoCo's default divisor (ten tasks per thread).
 _CHUNKS_PER_THREAD = 10
 
@@ -77,15 +74,14 @@ class StateBlock:
         #: the torques of the coming step, (num_envs, nv), a view of :attr:`control` (its first component)
         self.qfrc = self.control[:, :nv]
         self._rest = slice(nv, ncontrol)  # the other components, which the environments' data hold too
-        e0 = _offset(model, self.spec, _EQ)
-        self.eq_active = self.control[:, e0:e0 + model.neq]
         p0, r0 = _offset(model, self.spec, _MOCAP_POS), _offset(model, self.spec, _MOCAP_QUAT)
         #: mocap positions (num_envs, nmocap, 3) and quaternions (num_envs, nmocap, 4), views of :attr:`control`
         self.mocap_pos = self.control[:, p0:p0 + 3 * nmocap].reshape(num_envs, nmocap, 3)
         self.mocap_quat = self.control[:, r0:r0 + 4 * nmocap].reshape(num_envs, nmocap, 4)
-        self.mocap_pos_rows = list(self.mocap_pos)
-        self.mocap_quat_rows = list(self.mocap_quat)
-        self._rows = [(list(s[:, self._q]), list(s[:, self._v])) for s in self._states]
+        #: per state buffer, its per-environment views of ``qpos`` and ``qvel``; then those of the mocap poses
+        #: (made on first use: per-environment writes and reads need them, the batched step does not)
+        self._rows: list[tuple[list[np.ndarray], list[np.ndarray]] | None] = [None, None]
+        self._mocap_rows: tuple[list[np.ndarray], list[np.ndarray]] | None = None
         mujoco.mj_getState(model, fresh, self._states[0][0], _FULL)
         mujoco.mj_getState(model, fresh, self.control[0, self._rest], self.spec & ~_QFRC)
         self._states[0][1:] = self._states[0][0]
@@ -114,15 +110,36 @@ class StateBlock:
         """Joint velocities (num_envs, nv): a view of the current state."""
         return self._states[self._current][:, self._v]
 
+    def _state_rows(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        rows = self._rows[self._current]
+        if rows is None:
+            state = self.state
+            rows = self._rows[self._current] = (list(state[:, self._q]), list(state[:, self._v]))
+        return rows
+
     @property
     def qpos_rows(self) -> list[np.ndarray]:
         """Per environment, a view of its joint positions in the current state."""
-        return self._rows[self._current][0]
+        return self._state_rows()[0]
 
     @property
     def qvel_rows(self) -> list[np.ndarray]:
         """Per environment, a view of its joint velocities in the current state."""
-        return self._rows[self._current][1]
+        return self._state_rows()[1]
+
+    @property
+    def mocap_pos_rows(self) -> list[np.ndarray]:
+        """Per environment, a view of its mocap positions (nmocap, 3)."""
+        if self._mocap_rows is None:
+            self._mocap_rows = (list(self.mocap_pos), list(self.mocap_quat))
+        return self._mocap_rows[0]
+
+    @property
+    def mocap_quat_rows(self) -> list[np.ndarray]:
+        """Per environment, a view of its mocap quaternions (nmocap, 4)."""
+        if self._mocap_rows is None:
+            self._mocap_rows = (list(self.mocap_pos), list(self.mocap_quat))
+        return self._mocap_rows[1]
 
     # -- moving the state between the block and the environments' data ----------------------------------
     def gather(self, models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjData]) -> None:

@@ -1,4 +1,4 @@
-"""``MuJoCoEngine``: a batch of environments on one MuJoCo model, one ``MjData`` per environment.
+"""``MuJoCoEngine``: a batch of environments on one MuJoCo model, stepped in one batched call or one by one.
 
 Everything is added to one ``MjSpec`` (:mod:`simulo.engine.mujoco.spec`) and compiled once per addition
 (:mod:`simulo.engine.mujoco.worlds`); per-environment properties give that environment its own model copy.

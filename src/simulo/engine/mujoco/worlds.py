@@ -40,6 +40,10 @@ POSED = 1
 #: ``mj_comVel``).
 CURRENT = 2
 
+#: The per-environment arrays kept as views, by their ``MjData`` names (the block has the state's and the mocap
+#: poses' too, under the same names).
+_ARRAYS = ("qpos", "qvel", "qfrc_applied", "xfrc_applied", "mocap_pos", "mocap_quat")
+
 #: A model edit applied to every distinct model: ``fn(model)``.
 AllEdit = Callable[[mujoco.MjModel], None]
 #: A per-environment model edit: ``fn(model, k)`` for the ``k``-th environment of ``env_ids``.
@@ -108,9 +112,7 @@ class Worlds:
         if self._datas is None:
             assert self.template is not None
             self._datas = [mujoco.MjData(self.template) for _ in range(self.num_envs)]
-            self._views = tuple([getattr(d, name) for d in self._datas]
-                                for name in ("qpos", "qvel", "qfrc_applied", "xfrc_applied", "mocap_pos",
-                                             "mocap_quat"))
+            self._views = tuple([getattr(d, name) for d in self._datas] for name in _ARRAYS)
             self.fresh[:] = self.stale
         return self._datas
 
@@ -118,53 +120,47 @@ class Worlds:
         self.datas  # noqa: B018 - the data hold the state from now on
         return self._views[k]
 
+    def _rows(self, k: int) -> list[np.ndarray]:
+        """Per environment, array ``k`` of :data:`_ARRAYS`: a row of the block while it holds the state, else a
+        view of the environment's data."""
+        if self._blocked:
+            return getattr(self.block, _ARRAYS[k] + "_rows")
+        return self._view(k)
+
+    def _matrix(self, k: int) -> np.ndarray:
+        """Array ``k`` of :data:`_ARRAYS` (``qpos`` or ``qvel``) of every environment as one array: the block's
+        view while it holds the state, else a new array."""
+        if self._blocked:
+            return getattr(self.block, _ARRAYS[k])
+        return np.array(self._view(k))
+
     @property
     def qpos(self) -> list[np.ndarray]:
         """Every environment's ``qpos`` array (a row of the block while it holds the state)."""
-        if self._blocked:
-            assert self.block is not None
-            return self.block.qpos_rows
-        return self._view(0)
+        return self._rows(0)
 
     @property
     def qvel(self) -> list[np.ndarray]:
         """Every environment's ``qvel`` array (a row of the block while it holds the state)."""
-        if self._blocked:
-            assert self.block is not None
-            return self.block.qvel_rows
-        return self._view(1)
+        return self._rows(1)
 
     @property
     def mocap_pos(self) -> list[np.ndarray]:
         """Every environment's mocap positions (nmocap, 3) (rows of the block while it holds the state)."""
-        if self._blocked:
-            assert self.block is not None
-            return self.block.mocap_pos_rows
-        return self._view(4)
+        return self._rows(4)
 
     @property
     def mocap_quat(self) -> list[np.ndarray]:
         """Every environment's mocap quaternions (nmocap, 4) (rows of the block while it holds the state)."""
-        if self._blocked:
-            assert self.block is not None
-            return self.block.mocap_quat_rows
-        return self._view(5)
+        return self._rows(5)
 
     def qpos_matrix(self) -> np.ndarray:
-        """Every environment's ``qpos`` as one (num_envs, nq) array: the block's view while it holds the state,
-        else a new array."""
-        if self._blocked:
-            assert self.block is not None
-            return self.block.qpos
-        return np.array(self._view(0))
+        """Every environment's ``qpos`` as one (num_envs, nq) array (the block's view while it holds the state)."""
+        return self._matrix(0)
 
     def qvel_matrix(self) -> np.ndarray:
-        """Every environment's ``qvel`` as one (num_envs, nv) array: the block's view while it holds the state,
-        else a new array."""
-        if self._blocked:
-            assert self.block is not None
-            return self.block.qvel
-        return np.array(self._view(1))
+        """Every environment's ``qvel`` as one (num_envs, nv) array (the block's view while it holds the state)."""
+        return self._matrix(1)
 
     @property
     def qfrc(self) -> list[np.ndarray]:
