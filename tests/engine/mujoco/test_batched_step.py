@@ -251,3 +251,28 @@ def test_a_torque_switch_to_motors_and_back_gives_the_same_bytes_for_any_thread_
             engine.close()
 
     assert run(1) == run(2) == run(3)
+
+
+def test_the_stepping_threads_default_to_the_usable_cores_within_the_omp_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every usable core by default; ``OMP_NUM_THREADS`` caps it (Ray sets it to an actor's CPUs), and
+    ``SIMULO_MUJOCO_THREADS`` or ``threads=`` choose; a bad value is refused."""
+    from simulo.engine.mujoco.engine import THREADS_VARIABLE, usable_cores  # noqa: PLC0415
+    from simulo.errors import SimuloValueError  # noqa: PLC0415
+
+    monkeypatch.delenv(THREADS_VARIABLE, raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    cores = usable_cores()
+    assert cores >= 1 and MuJoCoEngine(2, DT).threads == cores
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert usable_cores() == 1 and MuJoCoEngine(2, DT).threads == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    assert usable_cores() == cores
+    monkeypatch.setenv(THREADS_VARIABLE, "3")
+    assert MuJoCoEngine(2, DT).threads == 3
+    assert MuJoCoEngine(2, DT, threads=5).threads == 5
+    monkeypatch.setenv(THREADS_VARIABLE, "0")
+    with pytest.raises(SimuloValueError, match=THREADS_VARIABLE):
+        MuJoCoEngine(2, DT)
+    with pytest.raises(SimuloValueError, match="threads must be a positive integer"):
+        MuJoCoEngine(2, DT, threads=0)

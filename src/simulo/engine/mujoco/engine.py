@@ -49,7 +49,8 @@ DEFAULT_ENVS_PER_WORLD = 16
 #: Largest bound (a world is only a grouping of independent environments).
 MAX_ENVS_PER_WORLD = 4096
 
-#: Environment variable giving the number of stepping threads (default: every core this process may use).
+#: Environment variable giving the number of stepping threads (default: every core this process may use, see
+#: :func:`usable_cores`).
 THREADS_VARIABLE = "SIMULO_MUJOCO_THREADS"
 
 #: Fewest environments stepped by the batched path (one environment is stepped directly: a rollout call costs
@@ -106,11 +107,14 @@ def _threads_from_environment() -> int | None:
 
 
 def usable_cores() -> int:
-    """The number of cores this process may run on."""
+    """The number of cores this process may run on, at most ``OMP_NUM_THREADS`` when that is a positive integer
+    (the usual thread budget: Ray sets it to each task's and actor's CPUs, so env runners do not oversubscribe)."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    budget = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return min(cores, int(budget)) if budget.isdigit() and int(budget) > 0 else cores
 
 
 class MuJoCoEngine:
