@@ -10,9 +10,9 @@ The state lives in one of two places. A :class:`~simulo.engine.mujoco.block.Stat
 environment's state in arrays (:attr:`Worlds.blocked`) from the first compile on: the scene is built, reset and
 stepped by the batched path without any ``MjData`` per environment (an ``MjData`` takes a megabyte or more, and
 about a millisecond to make). The first thing that needs the environments' ``MjData`` (``datas``: a step per
-environment, a weld, a camera) has them made, gives them the state and leaves the state there; the next batched
-step takes it back. Body poses and dynamics queries only read the data: the state is copied into the data of
-the environments they read, and stays in the block.
+environment, a weld, a contact read) has them made, gives them the state and leaves the state there; the next
+batched step takes it back. Body poses, rays, cameras and dynamics queries only read the data: the state is
+copied into the data of the environments they read (``read_datas``), and stays in the block.
 
 Environments never share an ``MjData``, so a step of one is independent of the others, and of how they are
 grouped into worlds or threads: the same commands give the same bytes. The arrays a step writes and reads in
