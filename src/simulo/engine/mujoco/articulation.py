@@ -19,7 +19,8 @@ from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.commands import MotorLaw, columns
 from simulo.engine.mujoco.dynamics import Dynamics
 from simulo.engine.mujoco.edits import ArticulationEdits
-from simulo.engine.mujoco.rigid import MuJoCoRigidBatch, rotate_back, rotate_back_rows, rotate_rows
+from simulo.engine.mujoco.free_bodies import read_free, read_mocap, write_pose, write_velocity
+from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
 from simulo.engine.mujoco.spec import ModelLayout
 from simulo.engine.mujoco.worlds import POSED, Worlds
 from simulo.errors import SimuloValueError
@@ -173,35 +174,15 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             mujoco.mju_rotVecQuat(spin, body_spin, quat)  # body axes to world axes
             ang_vel[...] = spin
             return
-        w = self._worlds
-        rows = range(self.num_envs) if env_ids is None else env_ids
         if self.free_q < 0:
-            mocap_pos, mocap_quat = w.mocap_pos, w.mocap_quat
-            for i in rows:
-                pose[i, :3] = mocap_pos[i][self.mocap]
-                pose[i, 3:] = mocap_quat[i][self.mocap]
-                lin_vel[i] = 0.0
-                ang_vel[i] = 0.0
+            read_mocap(self._worlds, self.mocap, pose, lin_vel, ang_vel, env_ids)
             return
-        fq, fv = self.free_q, self.free_v
-        if w.blocked:  # every environment's state in two arrays: no Python per environment
-            index = slice(None) if env_ids is None else np.asarray(env_ids, dtype=np.int64)
-            p, v = w.qpos_matrix()[index], w.qvel_matrix()[index]
-            pose[index] = p[:, fq:fq + 7]
-            lin_vel[index] = v[:, fv:fv + 3]
-            ang_vel[index] = rotate_rows(p[:, fq + 3:fq + 7], v[:, fv + 3:fv + 6])  # body axes to world axes
-            return
-        qpos, qvel = w.qpos, w.qvel
-        spin = np.empty(3)
-        for i in rows:
-            p, v = qpos[i], qvel[i]
-            pose[i] = p[fq:fq + 7]
-            lin_vel[i] = v[fv:fv + 3]
-            mujoco.mju_rotVecQuat(spin, v[fv + 3:fv + 6], p[fq + 3:fq + 7])  # body axes to world axes
-            ang_vel[i] = spin
-        if self.num_envs == 1 and self._worlds.final:  # views that hold from now on: the data are final
-            p, v = qpos[0], qvel[0]
-            self._base_rows = (p[fq:fq + 7], v[fv:fv + 3], v[fv + 3:fv + 6], p[fq + 3:fq + 7], spin)
+        read_free(self._worlds, self.free_q, self.free_v, pose, lin_vel, ang_vel, env_ids)
+        w = self._worlds
+        if self.num_envs == 1 and w.final and not w.blocked:  # views that hold from now on: the data are final
+            fq, fv = self.free_q, self.free_v
+            p, v = w.qpos[0], w.qvel[0]
+            self._base_rows = (p[fq:fq + 7], v[fv:fv + 3], v[fv + 3:fv + 6], p[fq + 3:fq + 7], np.empty(3))
 
     def body_pose_reader(self, body: int) -> Callable[[], np.ndarray]:
         """A call that reads one non-root body's frame pose in every environment (a new (num_envs, 7) array)."""
@@ -262,7 +243,7 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             ids = np.asarray(env_ids, dtype=np.int64)
             w.qpos_matrix()[ids[:, None], self.qadr] = q
             w.qvel_matrix()[ids[:, None], self.dofs] = qd
-            self._stale(ids)
+            w.mark_stale(ids)
             return
         qpos, qvel = w.qpos, w.qvel
         for k, i in enumerate(env_ids):
@@ -270,59 +251,14 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             qvel[i][self.dofs] = qd[k]
             w.fresh[i] = 0
 
-    def _stale(self, ids: np.ndarray) -> None:
-        fresh = self._worlds.fresh
-        for i in ids.tolist():
-            fresh[i] = 0
-
     def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
         """Teleport the root links of ``env_ids`` to link-frame ``poses`` (len(env_ids), 7)."""
-        w = self._worlds
-        if w.blocked:  # every environment's state in arrays: no Python per environment
-            ids = np.asarray(env_ids, dtype=np.int64)
-            given = np.asarray(poses, dtype=float)
-            quats = given[:, 3:] / np.linalg.norm(given[:, 3:], axis=1, keepdims=True)
-            if self.free_q < 0:
-                block = w.block
-                assert block is not None
-                block.mocap_pos[ids, self.mocap] = given[:, :3]
-                block.mocap_quat[ids, self.mocap] = quats
-            else:
-                matrix = w.qpos_matrix()
-                matrix[ids, self.free_q:self.free_q + 3] = given[:, :3]
-                matrix[ids, self.free_q + 3:self.free_q + 7] = quats
-            self._stale(ids)
-            return
-        qpos, mocap_pos, mocap_quat = w.qpos, w.mocap_pos, w.mocap_quat
-        for k, i in enumerate(env_ids):
-            quat = poses[k, 3:] / np.linalg.norm(poses[k, 3:])
-            if self.free_q < 0:
-                mocap_pos[i][self.mocap] = poses[k, :3]
-                mocap_quat[i][self.mocap] = quat
-            else:
-                qpos[i][self.free_q:self.free_q + 3] = poses[k, :3]
-                qpos[i][self.free_q + 3:self.free_q + 7] = quat
-            w.fresh[i] = 0
+        write_pose(self._worlds, env_ids, poses, self.free_q, self.mocap)
 
     def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
         """Set root velocities ``[vx, vy, vz, wx, wy, wz]`` of the link-frame origin (a fixed root stays still)."""
-        if self.free_v < 0:
-            return
-        w = self._worlds
-        fq, fv = self.free_q, self.free_v
-        if w.blocked:  # every environment's state in two arrays: no Python per environment
-            ids = np.asarray(env_ids, dtype=np.int64)
-            given = np.asarray(velocities, dtype=float)
-            qvel = w.qvel_matrix()
-            qvel[ids, fv:fv + 3] = given[:, :3]
-            qvel[ids, fv + 3:fv + 6] = rotate_back_rows(w.qpos_matrix()[ids, fq + 3:fq + 7], given[:, 3:])
-            self._stale(ids)
-            return
-        qpos, qvel_rows = w.qpos, w.qvel
-        for k, i in enumerate(env_ids):
-            qvel_rows[i][fv:fv + 3] = velocities[k, :3]
-            qvel_rows[i][fv + 3:fv + 6] = rotate_back(qpos[i][fq + 3:fq + 7], velocities[k, 3:])
-            w.fresh[i] = 0
+        if self.free_v >= 0:
+            write_velocity(self._worlds, env_ids, velocities, self.free_q, self.free_v)
 
     def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
               position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:

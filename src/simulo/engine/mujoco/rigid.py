@@ -1,9 +1,9 @@
 """One single-body MuJoCo rigid object per environment.
 
 A dynamic shape is a body with a free joint (``qpos`` is the shape centre's pose; MuJoCo keeps the angular
-velocity in body axes, rotated here); a static one (mass 0) is a mocap body, posed per environment. A copy
-switched off keeps its place: its environment's model gets no collisions for it, and each step cancels its
-weight and zeroes its velocity; it reports mass 0, as on PyBullet.
+velocity in body axes, rotated by :mod:`simulo.engine.mujoco.free_bodies`); a static one (mass 0) is a mocap
+body, posed per environment. A copy switched off keeps its place: its environment's model gets no collisions
+for it, and each step cancels its weight and zeroes its velocity; it reports mass 0, as on PyBullet.
 """
 
 from __future__ import annotations
@@ -12,45 +12,10 @@ import mujoco
 import numpy as np
 
 from simulo.engine.base import EnvIds
+from simulo.engine.mujoco.free_bodies import read_free, read_mocap, write_pose, write_velocity
 from simulo.engine.mujoco.spec import damping_ratio
 from simulo.engine.mujoco.worlds import Worlds
 from simulo.errors import SimuloValueError
-
-
-def rotate(quat: np.ndarray, vec: np.ndarray) -> np.ndarray:
-    """``vec`` rotated by the w-first quaternion ``quat`` (body axes to world axes)."""
-    out = np.zeros(3)
-    mujoco.mju_rotVecQuat(out, np.ascontiguousarray(vec, dtype=float), np.ascontiguousarray(quat, dtype=float))
-    return out
-
-
-def rotate_rows(quats: np.ndarray, vecs: np.ndarray) -> np.ndarray:
-    """Each row of ``vecs`` (n, 3) rotated by the w-first quaternion in the same row of ``quats`` (n, 4): the
-    arithmetic of ``mju_rotVecQuat``, row by row in numpy (the same bytes)."""
-    w, x, y, z = quats[:, 0], quats[:, 1], quats[:, 2], quats[:, 3]
-    v0, v1, v2 = vecs[:, 0], vecs[:, 1], vecs[:, 2]
-    t0 = w * v0 + y * v2 - z * v1
-    t1 = w * v1 + z * v0 - x * v2
-    t2 = w * v2 + x * v1 - y * v0
-    out = np.stack((v0 + 2 * (y * t2 - z * t1), v1 + 2 * (z * t0 - x * t2), v2 + 2 * (x * t1 - y * t0)), axis=1)
-    identity = (w == 1.0) & (x == 0.0) & (y == 0.0) & (z == 0.0)  # mju_rotVecQuat copies the vector then
-    if identity.any():
-        out[identity] = vecs[identity]
-    return out
-
-
-def rotate_back_rows(quats: np.ndarray, vecs: np.ndarray) -> np.ndarray:
-    """Each row of ``vecs`` rotated by the inverse of the quaternion in the same row of ``quats`` (as
-    :func:`rotate_back`, row by row)."""
-    inverse = quats * np.array([1.0, -1.0, -1.0, -1.0])
-    return rotate_rows(inverse, vecs)
-
-
-def rotate_back(quat: np.ndarray, vec: np.ndarray) -> np.ndarray:
-    """``vec`` rotated by the inverse of ``quat`` (world axes to body axes)."""
-    inverse = np.zeros(4)
-    mujoco.mju_negQuat(inverse, np.ascontiguousarray(quat, dtype=float))
-    return rotate(inverse, vec)
 
 
 def set_restitution(model: mujoco.MjModel, geoms: np.ndarray | int, restitution: float) -> None:
@@ -107,55 +72,23 @@ class MuJoCoRigidBatch:
 
     def read(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray) -> None:
         """Write the current poses (shape centres) and velocities into the arrays in place."""
-        w = self._worlds
         if self.qadr < 0:
-            for i, (position, quat) in enumerate(zip(w.mocap_pos, w.mocap_quat)):
-                pose[i, :3] = position[self.mocap]
-                pose[i, 3:] = quat[self.mocap]
-            lin_vel[:] = 0.0
-            ang_vel[:] = 0.0
-            return
-        qa, va = self.qadr, self.dofadr
-        if w.blocked:  # every environment's state in two arrays: no Python per environment
-            qpos, qvel = w.qpos_matrix(), w.qvel_matrix()
-            pose[:] = qpos[:, qa:qa + 7]
-            lin_vel[:] = qvel[:, va:va + 3]
-            ang_vel[:] = rotate_rows(qpos[:, qa + 3:qa + 7], qvel[:, va + 3:va + 6])  # body axes to world axes
-            return
-        spin = np.empty(3)
-        for i, (p, v) in enumerate(zip(self._worlds.qpos, self._worlds.qvel)):
-            pose[i] = p[qa:qa + 7]
-            lin_vel[i] = v[va:va + 3]
-            mujoco.mju_rotVecQuat(spin, v[va + 3:va + 6], p[qa + 3:qa + 7])  # body axes to world axes
-            ang_vel[i] = spin
+            read_mocap(self._worlds, self.mocap, pose, lin_vel, ang_vel)
+        else:
+            read_free(self._worlds, self.qadr, self.dofadr, pose, lin_vel, ang_vel)
 
     def write_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
         """Teleport the objects of ``env_ids`` to ``poses`` (len(env_ids), 7)."""
-        w = self._worlds
-        qpos, mocap_pos, mocap_quat = w.qpos, w.mocap_pos, w.mocap_quat
-        for k, i in enumerate(env_ids):
-            quat = poses[k, 3:] / np.linalg.norm(poses[k, 3:])
-            if self.qadr < 0:
-                mocap_pos[i][self.mocap] = poses[k, :3]
-                mocap_quat[i][self.mocap] = quat
-            else:
-                qpos[i][self.qadr:self.qadr + 3] = poses[k, :3]
-                qpos[i][self.qadr + 3:self.qadr + 7] = quat
-            w.fresh[i] = 0
+        write_pose(self._worlds, env_ids, poses, self.qadr, self.mocap)
 
     def write_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
-        """Set the velocities ``[vx, vy, vz, wx, wy, wz]`` of the objects of ``env_ids`` (a static one stays)."""
+        """Set the velocities ``[vx, vy, vz, wx, wy, wz]`` of the objects of ``env_ids`` (a static one stays, a
+        copy switched off too)."""
         if self.qadr < 0:
             return
-        w = self._worlds
-        qpos, qvel = w.qpos, w.qvel
-        for k, i in enumerate(env_ids):
-            if not self._enabled[i]:
-                continue
-            qvel[i][self.dofadr:self.dofadr + 3] = velocities[k, :3]
-            qvel[i][self.dofadr + 3:self.dofadr + 6] = rotate_back(qpos[i][self.qadr + 3:self.qadr + 7],
-                                                                   velocities[k, 3:])
-            w.fresh[i] = 0
+        ids = np.asarray(env_ids, dtype=np.int64)
+        on = self._enabled[ids]
+        write_velocity(self._worlds, ids[on], np.asarray(velocities)[on], self.qadr, self.dofadr)
 
     def set_friction(self, friction: float) -> None:
         """Set the sliding friction coefficient of every copy."""

@@ -340,6 +340,12 @@ class Worlds:
         if self._edits is not None:
             self._edits.append((ids, fn))
 
+    def mark_stale(self, env_ids: EnvIds) -> None:
+        """Mark the kinematics of ``env_ids`` stale (their state was written)."""
+        fresh = self.fresh
+        for i in np.asarray(env_ids, dtype=np.int64).tolist():
+            fresh[i] = 0
+
     def current(self, env_ids: Iterable[int], velocities: bool = True) -> None:
         """Bring the body poses (and, with ``velocities``, the centre-of-mass quantities and body velocities) of
         ``env_ids`` up to date with their state."""
