@@ -144,54 +144,50 @@ class StateBlock:
     # -- moving the state between the block and the environments' data ----------------------------------
     def gather(self, models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjData]) -> None:
         """Take every environment's state, mocap poses, equality switches and warm start from its data."""
-        state, warm, rest = self.state, self._warms[self._current], self.control[:, self._rest]
-        spec = self.spec & ~_QFRC
         for i, (m, d) in enumerate(zip(models, datas)):
-            mujoco.mj_getState(m, d, state[i], _FULL)
-            mujoco.mj_getState(m, d, rest[i], spec)
-            warm[i] = d.qacc_warmstart
+            self._take(i, m, d)
         self.qfrc.fill(0.0)
         self.stepped = False
 
     def scatter(self, models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjData]) -> None:
         """Give every environment's data its state, mocap poses, equality switches and warm start from the block
         (its applied forces are cleared: a step's torques are written before the step)."""
-        state, warm, rest = self.state, self._warms[self._current], self.control[:, self._rest]
-        spec = self.spec & ~_QFRC
         for i, (m, d) in enumerate(zip(models, datas)):
-            mujoco.mj_setState(m, d, state[i], _FULL)
-            mujoco.mj_setState(m, d, rest[i], spec)
-            d.qacc_warmstart[:] = warm[i]
-            d.qfrc_applied[:] = 0.0
+            self._give(i, m, d)
+
+    def _take(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Take one environment's state, mocap poses, equality switches and warm start from its data."""
+        mujoco.mj_getState(model, data, self.state[env], _FULL)
+        mujoco.mj_getState(model, data, self.control[env, self._rest], self.spec & ~_QFRC)
+        self._warms[self._current][env] = data.qacc_warmstart
 
     def put(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Give one environment's data its state, mocap poses and equality switches (for queries that read it)."""
         mujoco.mj_setState(model, data, self.state[env], _FULL)
         mujoco.mj_setState(model, data, self.control[env, self._rest], self.spec & ~_QFRC)
 
+    def _give(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """:meth:`put`, and the warm start, with the applied forces cleared: the data hold the state from now on."""
+        self.put(env, model, data)
+        data.qacc_warmstart[:] = self._warms[self._current][env]
+        data.qfrc_applied[:] = 0.0
+
     def replay(self, models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjData], held: bool) -> None:
         """Recompute in every environment's data the contacts and constraint forces of the last batched step,
         from that step's inputs (``mj_forward`` computes what ``mj_step`` did before integrating), and leave the
         data at the current state (their kinematics stale): the block's when it ``held`` the state, else the
         data's own."""
-        last = 1 - self._current
-        before, warm_before = self._states[last], self._warms[last]
-        state, warm = self.state, self._warms[self._current]
-        rest, spec = self.control[:, self._rest], self.spec & ~_QFRC
         if not held:  # the data hold the state now (perhaps changed since): keep theirs
             for i, (m, d) in enumerate(zip(models, datas)):
-                mujoco.mj_getState(m, d, state[i], _FULL)
-                mujoco.mj_getState(m, d, rest[i], spec)
-                warm[i] = d.qacc_warmstart
+                self._take(i, m, d)
+        last = 1 - self._current
+        before, warm_before = self._states[last], self._warms[last]
         for i, (m, d) in enumerate(zip(models, datas)):
             mujoco.mj_setState(m, d, before[i], _FULL)
             mujoco.mj_setState(m, d, self._used[i], self.spec)
             d.qacc_warmstart[:] = warm_before[i]
             mujoco.mj_forward(m, d)
-            mujoco.mj_setState(m, d, state[i], _FULL)
-            mujoco.mj_setState(m, d, rest[i], spec)
-            d.qacc_warmstart[:] = warm[i]
-            d.qfrc_applied[:] = 0.0
+            self._give(i, m, d)
         self.stepped = False
 
     # -- stepping ----------------------------------------------------------------------------------------
