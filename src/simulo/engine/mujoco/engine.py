@@ -158,9 +158,9 @@ class MuJoCoEngine:
         self._labels: tuple[int, np.ndarray] | None = None  # (id of the model they were computed for, labels)
         self._welds = 0  # welds made (each one's equality needs a unique name)
         self._pool = ThreadPoolExecutor(threads) if threads and threads > 1 and len(self._chunks) > 1 else None
-        #: (Worlds.revision it was made at, the step plan, the plain loop or None, the batched torque writes or
-        #: None)
-        self._plan_at: tuple[int, _StepPlan, _Plain | None, _Batched | None] | None = None
+        #: (Worlds.revision it was made at, the per-environment step plan and its plain loop, or None for either,
+        #: and the batched step's torque writes or None)
+        self._plan_at: tuple[int, _StepPlan | None, _Plain | None, _Batched | None] | None = None
         self._closed = False
 
     @property
@@ -284,17 +284,18 @@ class MuJoCoEngine:
                                  np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), terrain_only)
 
     # -- stepping ----------------------------------------------------------------------------------
-    def _plan(self) -> _StepPlan:
+    def _plan(self) -> tuple[_StepPlan | None, _Plain | None, _Batched | None]:
         """The step plan, made again only after something it depends on changed (``Worlds.revision``; the
-        scene is final, so the data and their views stay)."""
+        scene is final, so the data and their views stay): a per-environment plan and its plain loop, or the
+        batched step's writes."""
         w = self._worlds
         if self._plan_at is None or self._plan_at[0] != w.revision:
             self._plan_at = (w.revision, *self._make_plan(batchable=True))
-        plan = self._plan_at[1]
-        return plan._replace(clear_forces=True) if w.pushed and not plan.clear_forces else plan
+        return self._plan_at[1:]
 
-    def _make_plan(self, batchable: bool) -> tuple[_StepPlan, _Plain | None, _Batched | None]:
-        """A step plan, with the plain loop or the batched step's writes when the step can take them."""
+    def _make_plan(self, batchable: bool) -> tuple[_StepPlan | None, _Plain | None, _Batched | None]:
+        """The batched step's torque writes when the step can take them (``batchable`` and torques only), else a
+        per-environment plan, with its plain loop when it is one."""
         w = self._worlds
         arts = self._articulations
         motors = np.zeros(self.num_envs, dtype=bool)
@@ -307,21 +308,16 @@ class MuJoCoEngine:
         wrenching = [a for a in arts if a.wrenches is not None]
         torques_only = not (holding or limited or wrenching or motors.any())
         if batchable and torques_only and self.num_envs >= MIN_BATCHED_ENVS and not w.wants_step_data:
-            batched: _Batched | None = [(law.dof_columns, law.torque) for law in laws]
-            pushes: list[list[_Write]] = [[] for _ in range(self.num_envs)]
-            qfrc: list[np.ndarray] = []
-        else:
-            batched = None
-            qfrc = w.qfrc
-            for forces in qfrc:  # a plain loop leaves its last torques there
-                forces.fill(0.0)
-            pushes = [[] if motors[i] else [_write(qfrc[i], law.dof_columns, law.torque[i]) for law in laws
-                                            if law.active[i]] for i in range(self.num_envs)]
-        plain = batched is None and torques_only and self._pool is None
-        plan = _StepPlan(w.models, w.datas if batched is None else [], qfrc,
-                         w.xfrc if batched is None else [], holding, limited, wrenching, motors.tolist(),
-                         pushes, bool(holding))
-        return plan, list(zip(range(self.num_envs), w.datas, pushes)) if plain else None, batched
+            return None, None, [(law.dof_columns, law.torque) for law in laws]
+        qfrc = w.qfrc
+        for forces in qfrc:  # a plain loop leaves its last torques there
+            forces.fill(0.0)
+        pushes = [[] if motors[i] else [_write(qfrc[i], law.dof_columns, law.torque[i]) for law in laws
+                                        if law.active[i]] for i in range(self.num_envs)]
+        plan = _StepPlan(w.models, w.datas, qfrc, w.xfrc, holding, limited, wrenching, motors.tolist(), pushes,
+                         bool(holding))
+        plain = list(zip(range(self.num_envs), w.datas, pushes)) if torques_only and self._pool is None else None
+        return plan, plain, None
 
     def _step_envs(self, plan: _StepPlan, envs: range) -> None:
         models, datas, qfrc, xfrc = plan.models, plan.datas, plan.qfrc, plan.xfrc
@@ -371,13 +367,15 @@ class MuJoCoEngine:
                 self._stepped_per_environment()
                 return
         w.finalize()
-        plan = self._plan()
-        batched = self._plan_at[3] if self._plan_at is not None else None
+        plan, _, batched = self._plan()
         if batched is not None and not w.pushed:
             self._step_batched(batched)
             return
-        if batched is not None:  # a push since the plan was made: this step runs per environment
-            plan = self._make_plan(batchable=False)[0]._replace(clear_forces=True)
+        if plan is None:  # a push since a batched plan was made: this step runs per environment
+            plan = self._make_plan(batchable=False)[0]
+            assert plan is not None
+        if w.pushed and not plan.clear_forces:
+            plan = plan._replace(clear_forces=True)
         if self._pool is None:
             self._step_envs(plan, range(self.num_envs))
         else:
