@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import simulo
+from simulo.sim.command_changes import EFFORTS
 
 
 def _run(engine: str, full: bool, record_calls: Any) -> tuple[bytes, list[str]]:
@@ -27,7 +28,7 @@ def _run(engine: str, full: bool, record_calls: Any) -> tuple[bytes, list[str]]:
             if k % 10 == 5:
                 robot.set_joint_position_target(np.array([[0.1 + 0.01 * k], [-0.2]]), joint_ids=[0])
             if full:
-                robot.data.commands_changed = True
+                robot.data.changes.note(EFFORTS)  # the same targets through the drives
             sim.step()
         state = robot.state
         arrays = [np.asarray(a) for a in (state.joint_positions, state.joint_velocities, state.joint_efforts)]

@@ -58,13 +58,21 @@ def test_default_root_state_of_a_robot_placed_once_keeps_world_coordinates(cartp
         sim.close()
 
 
-def test_torch_apps_get_torch_tensors(cartpole, make) -> None:
+def test_a_numpy_simulation_given_torch_inputs_keeps_numpy_internals(cartpole, make) -> None:
     torch = pytest.importorskip("torch")
     robot, sim = make(cartpole, num_envs=2)
     robot.set_joint_effort_target(torch.zeros((2, 1)), joint_ids=[0])
     for value in (robot.internals.default_joint_pos, robot.internals.default_joint_vel,
                   robot.internals.default_root_state):
-        assert isinstance(value, torch.Tensor)
+        assert type(value) is np.ndarray and value.dtype == np.float64
+
+
+def test_a_torch_simulation_gives_torch_internals_that_feed_set_joint_state(cartpole, make) -> None:
+    torch = pytest.importorskip("torch")
+    robot, sim = make(cartpole, num_envs=2, sim={"use_torch": True})
+    for value in (robot.internals.default_joint_pos, robot.internals.default_joint_vel,
+                  robot.internals.default_root_state):
+        assert isinstance(value, torch.Tensor) and value.dtype == torch.float32
     ids = torch.tensor([1])
     joint_pos = robot.internals.default_joint_pos[ids].clone()
     joint_pos[:, 1] += 0.2

@@ -118,11 +118,13 @@ def test_robot_failing_half_way_through_attach_is_detached(arm) -> None:
         robot.state.pose
 
 
-def test_use_torch_flag(cartpole) -> None:
+def test_use_torch_flag_gives_float32_torch_outputs_even_for_numpy_inputs(cartpole) -> None:
     torch = pytest.importorskip("torch")
     scene = simulo.Scene()
     robot = simulo.Robot(cartpole)
     scene.add(robot)
     with simulo.Simulation(scene, use_torch=True) as sim:
-        assert isinstance(robot.state.joint_positions, torch.Tensor)
-        assert isinstance(sim.env_origins, torch.Tensor)
+        robot.set_joint_position_target(np.zeros((1, 2)))
+        sim.set_gravity(np.array([[0.0, 0.0, -9.81]]))
+        for value in (robot.state.joint_positions, sim.env_origins, sim.gravity):
+            assert isinstance(value, torch.Tensor) and value.dtype == torch.float32

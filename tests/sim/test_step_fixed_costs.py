@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import simulo
+from simulo.sim.command_changes import EFFORTS, MOTOR_POSITIONS, TARGETS, TORQUE_EFFORTS
 
 ARM = ["base_yaw", "shoulder", "elbow", "wrist_pitch", "wrist_roll"]
 
@@ -33,9 +34,9 @@ def test_new_position_targets_alone_take_the_shortcut_and_move_the_arm_as_full_f
             which = record_calls(data.batch, ("apply", "apply_positions"))
             for k in range(40):
                 robot.set_joint_position_target(np.full((2, 5), 0.1 + 0.02 * k) * [[1.0], [-1.0]], joint_ids=ids)
-                assert data.positions_changed and not data.commands_changed
+                assert data.changes.bits == MOTOR_POSITIONS
                 if full:
-                    data.commands_changed = True  # the same targets through the drives
+                    data.changes.note(TARGETS)  # the same targets through the drives
                 sim.step()
             assert which == ["apply" if full else "apply_positions"] * 40
             runs.append(np.array(robot.state.joint_positions))
@@ -51,7 +52,7 @@ def test_a_target_on_a_joint_without_a_running_motor_takes_the_full_flush() -> N
         sim.step()
         finger = robot.find_joints("finger_left_joint")
         robot.set_joint_position_target(np.full((2, 1), 0.01), joint_ids=finger)
-        assert robot.data.commands_changed  # the finger's motor is not running yet: its mode changes
+        assert robot.data.changes.modes_may_change  # the finger's motor is not running yet: its mode changes
         robot.set_joint_position_target(np.full((1, 5), 0.3), joint_ids=ids, env_ids=[1])
         sim.step()
         assert int(robot.data.mode[0, finger[0]]) == int(robot.data.mode[0, ids[0]])  # now a position motor
@@ -91,9 +92,9 @@ def _efforts_run(engine: str, full: bool, mixed: bool) -> tuple[np.ndarray, np.n
         for k in range(40):
             robot.set_joint_effort_target(np.array([[30.0 * np.sin(0.3 * k), 5.0], [600.0, -3.0 + 0.1 * k]]))
             data = robot.data
-            shortcuts.append(data.efforts_changed and not data.commands_changed)
+            shortcuts.append(data.changes.bits == TORQUE_EFFORTS)
             if full:
-                data.commands_changed = True
+                data.changes.note(EFFORTS)
             sim.step()
         return np.array(robot.state.joint_positions), np.array(robot.state.joint_efforts), shortcuts
 

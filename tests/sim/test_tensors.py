@@ -1,4 +1,5 @@
-"""Tensors: numpy by default, torch in -> torch out (held state tensors stay live)."""
+"""Tensors: the library is chosen when the simulation is built; inputs of either library are accepted and
+outputs never switch (held state stays live)."""
 
 from __future__ import annotations
 
@@ -20,41 +21,48 @@ def test_numpy_by_default(cartpole, make) -> None:
         assert isinstance(value, np.ndarray) and value.dtype == np.float64
 
 
-def test_torch_in_torch_out_sharing_memory(cartpole, make) -> None:
+def test_a_numpy_simulation_given_torch_inputs_applies_them_and_keeps_returning_numpy_arrays(cartpole, make) -> None:
     robot, sim = make(cartpole, num_envs=2)
-    assert isinstance(robot.state.joint_positions, np.ndarray)
-    numpy_view = robot.state.joint_positions
+    held = robot.state.joint_positions
     robot.set_joint_effort_target(torch.tensor([[10.0], [-10.0]], dtype=torch.float32), joint_ids=torch.tensor([0]))
-    live = robot.state.joint_positions
-    assert isinstance(live, torch.Tensor) and live.dtype == torch.float64
-    # the held tensor mirrors the runtime's buffer (torch has no read-only tensors): not an alias of it
-    assert not np.shares_memory(live.numpy(), numpy_view) and robot.state.joint_positions is live
+    sim.set_gravity(torch.tensor([[0.0, 0.0, -9.81]] * 2))
     sim.step(12)
-    assert live[0, 0].item() > 0.0 and live[1, 0].item() < 0.0  # held, so refreshed in place
-    np.testing.assert_array_equal(live.numpy(), numpy_view)
-    assert torch.equal(live, robot.state.joint_positions)
-    for name in ("pose", "linear_velocity", "angular_velocity", "joint_velocities", "joint_efforts",
-                 "linear_velocity_in_base_frame", "angular_velocity_in_base_frame"):
-        assert isinstance(getattr(robot.state, name), torch.Tensor), name
-    for value in (robot.default_pose, robot.default_joint_positions, robot.default_joint_velocities,
+    q = robot.state.joint_positions
+    assert q is held and isinstance(q, np.ndarray) and q.dtype == np.float64
+    assert q[0, 0] > 0.0 and q[1, 0] < 0.0  # the torch target was applied: the carts slide apart
+    for value in (robot.state.pose, robot.state.linear_velocity_in_base_frame, robot.default_pose,
+                  robot.get_body_pose("pole"), robot.get_jacobians([2]), robot.get_mass_matrix(),
+                  *robot.get_body_pose_in_base_frame("pole"), *robot.get_joint_state(), sim.gravity, sim.env_origins):
+        assert isinstance(value, np.ndarray) and value.dtype == np.float64
+
+
+def test_a_torch_simulation_given_numpy_inputs_returns_float32_torch_tensors(cartpole, make) -> None:
+    robot, sim = make(cartpole, num_envs=2, sim={"use_torch": True})
+    live = robot.state.joint_positions
+    robot.set_joint_effort_target(np.array([[10.0], [-10.0]]), joint_ids=np.array([0]))
+    sim.set_gravity(np.array([[0.0, 0.0, -9.81]] * 2), env_ids=np.array([1, 0]))
+    sim.step(12)
+    assert live[0, 0].item() > 0.0 and live[1, 0].item() < 0.0  # the numpy target was applied
+    for value in (robot.state.pose, robot.state.joint_velocities, robot.state.joint_efforts,
+                  robot.state.angular_velocity_in_base_frame, robot.default_joint_velocities,
                   robot.get_body_pose("pole"), robot.get_body_velocity("pole"), robot.get_root_velocity(),
                   robot.get_jacobians([2]), robot.get_mass_matrix(), robot.get_gravity_compensation(),
                   *robot.get_body_pose_in_base_frame("pole"), *robot.get_body_velocity_in_base_frame("pole"),
-                  *robot.get_joint_state(), robot.get_root_pose()):
-        assert isinstance(value, torch.Tensor)
+                  *robot.get_joint_state(), robot.get_root_pose(), sim.gravity):
+        assert isinstance(value, torch.Tensor) and value.dtype == torch.float32
     pos, _ = robot.get_body_pose_in_base_frame("cart")
     np.testing.assert_allclose(pos[:, 0].numpy(), live[:, 0].numpy(), atol=1e-6)  # the cart slides along x
 
 
-def test_torch_env_ids_and_values_are_accepted(cartpole, make) -> None:
+def test_torch_env_ids_and_values_are_accepted_by_a_numpy_simulation(cartpole, make) -> None:
     robot, sim = make(cartpole, num_envs=6)
     ids = torch.tensor([5, 1, 3])
     robot.set_joint_state(torch.full((3, 2), 0.25, dtype=torch.float64), env_ids=ids)
     q = robot.state.joint_positions
-    assert isinstance(q, torch.Tensor)
-    np.testing.assert_array_equal(q[:, 0].numpy(), [0.0, 0.25, 0.0, 0.25, 0.0, 0.25])
+    assert isinstance(q, np.ndarray)
+    np.testing.assert_array_equal(q[:, 0], [0.0, 0.25, 0.0, 0.25, 0.0, 0.25])
     robot.reset(env_ids=torch.tensor([1]))
-    np.testing.assert_array_equal(q[:, 0].numpy(), [0.0, 0.0, 0.0, 0.25, 0.0, 0.25])
+    np.testing.assert_array_equal(q[:, 0], [0.0, 0.0, 0.0, 0.25, 0.0, 0.25])
 
 
 def test_converter_validation() -> None:
@@ -75,9 +83,11 @@ def test_converter_validation() -> None:
     np.testing.assert_array_equal(t.env_ids(np.array([2, 0], dtype=np.int32), 3), [2, 0])
     with pytest.raises(EnvIdError, match="env_ids must hold integers, got dtype bool"):
         t.env_ids([True, False], 3)
-    assert not t.uses_torch
-    t.env_ids(torch.tensor([0]), 3)
-    assert t.uses_torch and isinstance(t.out(np.zeros(2)), torch.Tensor)
+    np.testing.assert_array_equal(t.env_ids(torch.tensor([0]), 3), [0])
+    assert t.floats(torch.ones(1, 2), (1, 2), "x").dtype == np.float64
+    assert not t.uses_torch and type(t.out(np.zeros(2))) is np.ndarray  # torch inputs do not change the library
+    torch_out = Tensors(use_torch=True).out(np.zeros(2))
+    assert isinstance(torch_out, torch.Tensor) and torch_out.dtype == torch.float32
     assert is_torch(torch.zeros(1)) and not is_torch(np.zeros(1))
 
 

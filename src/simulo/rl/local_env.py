@@ -188,8 +188,7 @@ class LocalEnv(PolicyFrames):
             ShapeError / NonFiniteError: the actions are not (num_envs, action_dim) finite numbers.
             TaskError: a task method failed or returned a malformed value (names the method and step).
         """
-        # converted before the check, so a trainer's torch actions never switch a numpy task's library
-        checked = self.tensors.floats(to_numpy(actions, "actions"), (self.num_envs, self.task.action_dim), "actions")
+        checked = self.tensors.floats(actions, (self.num_envs, self.task.action_dim), "actions")
         task_actions = self._to_task(checked)
         self._call("on_pre_physics_step", task_actions)
         for _ in range(self._steps):

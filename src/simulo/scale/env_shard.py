@@ -90,10 +90,8 @@ class EnvShard:
         obs, _ = self.env.reset(seed=seed)
         return to_numpy(obs, "observations")
 
-    def step(self, actions: np.ndarray, torch_seen: bool) -> tuple[Any, ...]:
+    def step(self, actions: np.ndarray) -> tuple[Any, ...]:
         """Step the shard; the transition with every tensor as numpy."""
-        if torch_seen:
-            self.env.tensors.enable_torch()
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         return (to_numpy(obs, "observations"), to_numpy(rewards, "rewards"), to_numpy(terminated, "terminated"),
                 to_numpy(truncated, "truncated"), _numpy_tree(info))

@@ -54,7 +54,7 @@ from simulo.scale.settings import check_workers
 from simulo.scale.sweep import Shard, group_shards, plan_shards
 from simulo.sim.scene import Scene
 from simulo.sim.simulation import grid_origins
-from simulo.sim.tensors import Tensors, to_numpy
+from simulo.sim.tensors import Tensors
 
 _SIGNATURE = inspect.signature(LearningEnv.__init__)
 
@@ -211,10 +211,8 @@ class RayLearningEnv:
             TaskError: a task method failed in a shard.
             WorkerError: an actor died.
         """
-        # as LocalEnv: the caller's torch actions do not switch a numpy task's library
-        checked = self.tensors.floats(to_numpy(actions, "actions"), (self.num_envs, self.action_dim), "actions")
-        torch_seen = self.tensors.uses_torch
-        parts = self._request([("step", checked[s.first:s.stop], torch_seen) for s in self.shards],
+        checked = self.tensors.floats(actions, (self.num_envs, self.action_dim), "actions")
+        parts = self._request([("step", checked[s.first:s.stop]) for s in self.shards],
                               f"step() at env step {self.step_count}")
         self.step_count += 1
         out = self.tensors.out

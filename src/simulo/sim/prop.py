@@ -13,7 +13,7 @@ from simulo.sim import properties
 from simulo.sim.geometry import PRIMITIVES, Primitive, surface_of
 from simulo.sim.properties import ForceBuffer
 from simulo.sim.published import PublishedBuffers
-from simulo.sim.tensors import Tensors, atomic, unit_poses
+from simulo.sim.tensors import Tensors, unit_poses
 
 _MEMBERS = ("pose", "lin_vel", "ang_vel")
 
@@ -120,13 +120,6 @@ class PropData:
         return self.published.get(name)
 
 
-def _tensors_of(prop: Prop) -> Tensors | None:
-    return prop._data.tensors if prop._data is not None else None
-
-
-_atomic = atomic(_tensors_of)
-
-
 class Prop(PropBase):
     """A rigid body built from a primitive shape with :class:`~simulo.RigidPhysics`.
 
@@ -194,7 +187,6 @@ class Prop(PropBase):
         """
         return self._require("data")
 
-    @_atomic
     def set_pose(self, pose: Any, env_ids: Any = None) -> None:
         """Teleport the prop to world poses (len(env_ids), 7); read back immediately."""
         data = self._require("set_pose")
@@ -203,7 +195,6 @@ class Prop(PropBase):
         data.batch.write_pose(ids, poses)
         data.refresh()
 
-    @_atomic
     def set_velocity(self, velocity: Any, env_ids: Any = None) -> None:
         """Set velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6)."""
         data = self._require("set_velocity")
@@ -211,7 +202,6 @@ class Prop(PropBase):
         data.batch.write_velocity(ids, data.tensors.floats(velocity, (len(ids), 6), "velocity"))
         data.refresh()
 
-    @_atomic
     def reset(self, env_ids: Any = None) -> None:
         """Put the prop back at its default pose, at rest."""
         data = self._require("reset")
@@ -222,33 +212,27 @@ class Prop(PropBase):
         data.refresh()
 
     # -- per-copy properties (PropPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) -----
-    @_atomic
     def set_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set the mass (len(env_ids), 1) in kg, > 0."""
         properties.prop_set_mass(self._require("set_mass"), values, env_ids)
 
-    @_atomic
     def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set the centre of mass (len(env_ids), 1, 3) in the body frame; the PyBullet engine refuses."""
         properties.prop_set_center_of_mass(self._require("set_center_of_mass"), values, env_ids)
 
-    @_atomic
     def set_friction(self, values: Any, env_ids: Any = None) -> None:
         """Set the friction coefficient (len(env_ids), 1), >= 0; a plain number sets every selected copy."""
         properties.prop_set_surface(self._require("set_friction"), values, env_ids, "friction")
 
-    @_atomic
     def set_restitution(self, values: Any, env_ids: Any = None) -> None:
         """Set the restitution (len(env_ids), 1), 0..1; a plain number sets every selected copy."""
         properties.prop_set_surface(self._require("set_restitution"), values, env_ids, "restitution")
 
-    @_atomic
     def set_scale(self, values: Any, env_ids: Any = None) -> None:
         """Set the scale (len(env_ids), 1, 3) relative to the authored size (a sphere evenly; a cylinder or cone
         with equal x and y). PyBullet rebuilds the body, keeping its pose, velocity, mass and surface."""
         properties.prop_set_scale(self._require("set_scale"), values, env_ids)
 
-    @_atomic
     def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
         """Keep a world-frame force and torque (len(env_ids), 1, 3) on the centre of mass at every physics step
         until set again (zeros stop it) or the environment is reset."""

@@ -39,7 +39,7 @@ from simulo.errors import AssetError, SimuloValueError
 from simulo.sim.hooks import RobotAttachment, RobotSensor
 from simulo.sim.names import match_names
 from simulo.sim.robot_bodies import body_pose, body_pose_in_base, body_velocity, body_velocity_in_base
-from simulo.sim.robot_commands import RobotCommands, _atomic
+from simulo.sim.robot_commands import RobotCommands
 from simulo.sim.robot_data import RobotData
 from simulo.sim.robot_internals import RobotInternals
 from simulo.sim.robot_setup import make_robot_data
@@ -268,7 +268,6 @@ class Robot(RobotCommands, RobotBase):
         return match_names(name_pattern, self._rt_or_raise("find_bodies").body_names, "body", every_branch=True)
 
     # -- dynamics queries ------------------------------------------------------------------------------
-    @_atomic
     def get_jacobians(self, body_indices: list[int] | None = None) -> Any:
         """Jacobians (num_envs, num_bodies, 6, num_joints) of the bodies' frame origins, world axes.
 
@@ -276,17 +275,15 @@ class Robot(RobotCommands, RobotBase):
         freedom are not included).
         """
         data = self._rt_or_raise("get_jacobians")
-        bodies = index_array(data.tensors, body_indices, len(data.body_names), "body_indices", "body")
+        bodies = index_array(body_indices, len(data.body_names), "body_indices", "body")
         return data.tensors.out(data.batch.jacobians(bodies.tolist(), data.q))
 
-    @_atomic
     def get_mass_matrix(self, joint_ids: list[int] | None = None) -> Any:
         """Joint-space mass matrix (num_envs, n, n) for the given joints (all by default)."""
         data = self._rt_or_raise("get_mass_matrix")
         cols = data.joint_cols(joint_ids)
         return data.tensors.out(data.batch.mass_matrices(data.q)[:, cols][:, :, cols])
 
-    @_atomic
     def get_gravity_compensation(self, joint_ids: list[int] | None = None) -> Any:
         """Joint efforts that cancel gravity at the current positions (num_envs, n)."""
         data = self._rt_or_raise("get_gravity_compensation")

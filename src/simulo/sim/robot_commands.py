@@ -1,8 +1,7 @@
 """The writes of :class:`simulo.Robot`: joint targets, teleports, per-copy physical properties and reset.
 
 :class:`RobotCommands` is a base of ``Robot`` (the robot's other members live in :mod:`simulo.sim.robot`). Every
-write validates its input first and changes nothing when it refuses it; a refused call that took a tensor
-leaves the simulation's tensor library as it was (:func:`~simulo.sim.tensors.atomic`).
+write validates its input first and changes nothing when it refuses it.
 """
 
 from __future__ import annotations
@@ -17,14 +16,7 @@ from simulo.sim import properties
 from simulo.sim.actuators.attach import reset_each
 from simulo.sim.names import match_names
 from simulo.sim.robot_data import EFFORT_TARGETS, POSITION_TARGETS, VELOCITY_TARGETS, RobotData
-from simulo.sim.tensors import MAX_MAGNITUDE, Tensors, atomic, unit_poses
-
-
-def _tensors_of(robot: RobotCommands) -> Tensors | None:
-    return robot._rt.tensors if robot._rt is not None else None
-
-
-_atomic = atomic(_tensors_of)
+from simulo.sim.tensors import MAX_MAGNITUDE, unit_poses
 
 
 class RobotCommands:
@@ -50,7 +42,6 @@ class RobotCommands:
 
 
     # -- teleports -------------------------------------------------------------------------------------
-    @_atomic
     def set_joint_state(self, positions: Any, velocities: Any = None, env_ids: Any = None) -> None:
         """Write joint positions (and velocities, zero if not given) directly: a teleport, not control.
 
@@ -69,7 +60,6 @@ class RobotCommands:
         data.qd[ids] = qd
         data.publish_held()
 
-    @_atomic
     def set_root_pose(self, pose: Any, env_ids: Any = None) -> None:
         """Teleport the base to world-frame poses (len(env_ids), 7); quaternions are normalised.
 
@@ -84,7 +74,6 @@ class RobotCommands:
         data.refresh_joints()
         data.publish_held()
 
-    @_atomic
     def set_root_velocity(self, velocity: Any, env_ids: Any = None) -> None:
         """Set base velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6), world frame."""
         data = self._rt_or_raise("set_root_velocity")
@@ -105,7 +94,7 @@ class RobotCommands:
         if env_ids is None and data is not None:
             cols = data.write_targets(POSITION_TARGETS, positions, joint_ids)
             if cols is not None:
-                data.note_position_targets(cols)
+                data.targets_written(POSITION_TARGETS, cols)
                 return
         self._set_targets("set_joint_position_target", "positions", positions, joint_ids, env_ids)
 
@@ -113,8 +102,9 @@ class RobotCommands:
         """Set velocity targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
         data = self._rt
         if env_ids is None and data is not None:
-            if data.write_targets(VELOCITY_TARGETS, velocities, joint_ids) is not None:
-                data.commands_changed = True
+            cols = data.write_targets(VELOCITY_TARGETS, velocities, joint_ids)
+            if cols is not None:
+                data.targets_written(VELOCITY_TARGETS, cols)
                 return
         self._set_targets("set_joint_velocity_target", "velocities", velocities, joint_ids, env_ids)
 
@@ -128,11 +118,10 @@ class RobotCommands:
         if data is not None:
             cols = data.write_targets(EFFORT_TARGETS, efforts, joint_ids)
             if cols is not None:
-                data.note_effort_targets(cols)
+                data.targets_written(EFFORT_TARGETS, cols)
                 return
         self._set_targets("set_joint_effort_target", "efforts", efforts, joint_ids, None)
 
-    @_atomic
     def _set_targets(self, member: str, name: str, values: Any, joint_ids: Any, env_ids: Any) -> None:
         """The checked path of the target setters: validate everything, then write (nothing half-applied)."""
         data = self._rt_or_raise(member)
@@ -164,37 +153,30 @@ class RobotCommands:
             data.batch.set_body_friction(b, float(friction))
 
     # -- per-copy properties (RobotPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) ------
-    @_atomic
     def set_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set body masses (len(env_ids), num_bodies) in kg."""
         properties.robot_set_mass(self._rt_or_raise("set_mass"), values, env_ids)
 
-    @_atomic
     def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set body centres of mass (len(env_ids), num_bodies, 3); the PyBullet engine refuses."""
         properties.robot_set_center_of_mass(self._rt_or_raise("set_center_of_mass"), values, env_ids)
 
-    @_atomic
     def set_friction(self, values: Any, env_ids: Any = None) -> None:
         """Set each body's friction coefficient (len(env_ids), num_bodies): one contact shape per body."""
         properties.robot_set_surface(self._rt_or_raise("set_friction"), values, env_ids, "friction")
 
-    @_atomic
     def set_restitution(self, values: Any, env_ids: Any = None) -> None:
         """Set each body's restitution 0..1 (len(env_ids), num_bodies)."""
         properties.robot_set_surface(self._rt_or_raise("set_restitution"), values, env_ids, "restitution")
 
-    @_atomic
     def set_joint_gains(self, stiffness: Any, damping: Any, env_ids: Any = None) -> None:
         """Set PD stiffness and damping (len(env_ids), num_joints) of PD-driven (ActuatorGainsConfig) joints."""
         properties.robot_set_joint_gains(self._rt_or_raise("set_joint_gains"), stiffness, damping, env_ids)
 
-    @_atomic
     def set_joint_armature(self, values: Any, env_ids: Any = None) -> None:
         """Set joint armature (len(env_ids), num_joints); the PyBullet engine refuses."""
         properties.robot_set_joint_armature(self._rt_or_raise("set_joint_armature"), values, env_ids)
 
-    @_atomic
     def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
         """Keep world-frame forces and torques (len(env_ids), num_bodies, 3) on the bodies' centres of mass at
         every physics step until set again (zeros stop them) or the environment is reset."""
@@ -202,7 +184,6 @@ class RobotCommands:
         properties.robot_apply_external_force(data, data.external, forces, torques, env_ids)
 
     # -- reset ---------------------------------------------------------------------------------------------
-    @_atomic
     def reset(self, env_ids: Any = None) -> None:
         """Write the default pose and joint state and clear every target, for ``env_ids`` only; the robot's
         actuators that keep state across steps reset there too (a surface gripper lets go)."""

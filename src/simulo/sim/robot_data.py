@@ -16,9 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from simulo.engine.base import ArticulationBatch, ControlMode
+from simulo.engine.base import ArticulationBatch
 from simulo.errors import NameNotFoundError
-from simulo.sim.actuators.drive import DriveInputs, Saturation
+from simulo.sim.actuators.drive import DriveInputs
+from simulo.sim.command_changes import (
+    EFFORTS,
+    MOTOR_FORCES,
+    MOTOR_POSITIONS,
+    SAME_MODES,
+    TARGETS,
+    TORQUE_EFFORTS,
+    Changes,
+    SettledModes,
+    run_index,
+)
 from simulo.sim.names import match_names
 from simulo.sim.properties import ForceBuffer
 from simulo.sim.robot_buffers import StateBuffers
@@ -32,31 +43,8 @@ _COLS_CACHE_SIZE = 64
 #: the element types of a cacheable ``joint_ids`` list (``bool`` and floats equal to ints are not indices)
 _INT_ONLY = frozenset((int,))
 
-_PASSIVE = int(ControlMode.PASSIVE)
-_POSITION = int(ControlMode.POSITION_MOTOR)
-_TORQUE = int(ControlMode.TORQUE)
-
 #: Which target array :meth:`RobotData.write_targets` writes.
 POSITION_TARGETS, VELOCITY_TARGETS, EFFORT_TARGETS = 0, 1, 2
-
-
-def _run_index(cols: np.ndarray) -> slice | np.ndarray:
-    """``cols`` as a slice when they are one ascending run of consecutive columns (basic indexing is faster than
-    fancy indexing and selects the same elements), else ``cols`` itself."""
-    if cols.size and int(cols[-1]) - int(cols[0]) + 1 == cols.size and bool((np.diff(cols) == 1).all()):
-        return slice(int(cols[0]), int(cols[-1]) + 1)
-    return cols
-
-
-def _all_set(cols: np.ndarray, mask: np.ndarray, cache: dict[int, bool]) -> bool:
-    """Whether ``mask`` (num_joints,) holds at every column of ``cols``; remembered by id for a cached (read-only)
-    ``cols``, whose id is not reused while the data lives. The caller clears ``cache`` when ``mask`` changes."""
-    found = cache.get(id(cols))
-    if found is None:
-        found = bool(mask[cols].all())
-        if not cols.flags.writeable:
-            cache[id(cols)] = found
-    return found
 
 
 class _Block:
@@ -95,8 +83,11 @@ class RobotData(StateBuffers):
         pose: Root pose (num_envs, 7). lin_vel / ang_vel: root velocities (num_envs, 3).
         q: Joint positions. qd: joint velocities. effort: efforts applied in the last step.
         pos_t: Position targets. vel_t: velocity targets. eff_t: effort targets (NaN: none).
+        drives: The drive laws; a flush that may change a mode sends the commands their ``compute`` returns.
         mode: Each joint's :class:`~simulo.engine.base.ControlMode` in the last flush (int8).
         torque: Explicit torques of the last flush.
+        changes: What was written since the last flush (:class:`~simulo.sim.command_changes.Changes`).
+        settled: What the modes of the last full flush imply (:class:`~simulo.sim.command_changes.SettledModes`).
         motor_force: Force limit of the engine motor (num_envs, num_joints); ``base_motor_force`` its default.
         motor_pos_gain / motor_vel_gain: Solver gains of the engine motor (num_envs, num_joints).
     """
@@ -132,32 +123,13 @@ class RobotData(StateBuffers):
             drive.configure(self)
         self.base_motor_force = self.motor_force.copy()
         self.any_explicit = any(drive.explicit for drive in self.drives)
-        #: Engines keep motor commands between steps but apply a torque for one step only: a flush can be skipped
-        #: while no target changed and no joint is torque-driven.
-        self.commands_changed = True
-        self.torque_active = False
-        #: Only values of position targets on joints whose position motor runs in every environment changed since
-        #: the last flush: the modes and every other command stay, so the next flush only resends the motors.
-        self.positions_changed = False
-        #: id of a cached column array -> whether all its columns run a position motor in every environment
-        self._motor_cols: dict[int, bool] = {}
-        #: Only values of effort targets on joints torque-driven in every environment changed since the last flush,
-        #: and no drive is explicit: the next flush only clips their new torques (the modes stay).
-        self.efforts_changed = False
-        #: id of a cached column array -> whether all its columns are torque-driven in every environment
-        self._torque_cols: dict[int, bool] = {}
-        self._torque_everywhere = np.zeros(j, dtype=bool)
-        #: the columns torque-driven in every environment (an index) and the saturation at their effort limits
-        self._torque_block: tuple[Any, Saturation] = (slice(0, 0), Saturation(np.zeros(0)))
-        #: velocity targets (0 where unset) of the last full flush
-        self._velocity = np.zeros((n, j))
-        #: where position and velocity targets are set, and ``_velocity``, as the last full flush found them: valid
-        #: until a position or velocity target is written (an effort-only change reuses them)
-        self._set_cache: tuple[np.ndarray, np.ndarray] | None = None
-        self._mode_key = b""  # ``mode`` when what depends on the modes alone was last computed (``_modes_changed``)
-        self._motor_everywhere = np.zeros(j, dtype=bool)
-        self._has_torque = False
-        self._modes_changed()
+        #: what was written since the last flush
+        self.changes = Changes()
+        #: what the last full flush's modes imply
+        self.settled = self._settle()
+        #: where position and velocity targets are set, and the velocity targets with 0 where unset, as the last
+        #: full flush after a :data:`TARGETS` write found them
+        self._masks = (np.zeros((n, j), dtype=bool), np.zeros((n, j), dtype=bool), np.zeros((n, j)))
         self.attached = True
         #: The engine's time step in seconds (the robot sets it when attached; implicit drives integrate over it).
         self.physics_dt = 1.0 / 240.0
@@ -222,8 +194,8 @@ class RobotData(StateBuffers):
         block = self._cached_block(joint_ids)
         if block is not None:
             return block.cols, block.index
-        cols = index_array(self.tensors, joint_ids, self.num_joints, "joint_ids", "joint")
-        index = _run_index(cols)
+        cols = index_array(joint_ids, self.num_joints, "joint_ids", "joint")
+        index = run_index(cols)
         if (type(joint_ids) is list and _INT_ONLY.issuperset(map(type, joint_ids))
                 and len(self._blocks) <= _COLS_CACHE_SIZE):
             cols.setflags(write=False)
@@ -251,56 +223,38 @@ class RobotData(StateBuffers):
             block.views[which][...] = values
         else:
             (self.pos_t, self.vel_t, self.eff_t)[which][:, block.index] = values
-        if which != EFFORT_TARGETS:
-            self._set_cache = None
         return block.cols
 
     def targets_written(self, which: int, cols: np.ndarray) -> None:
-        """Record that targets ``which`` (see :meth:`write_targets`) of columns ``cols`` were written."""
-        if which != EFFORT_TARGETS:
-            self._set_cache = None
+        """Record that finite targets ``which`` (see :meth:`write_targets`) of columns ``cols`` (from
+        :meth:`joint_cols`) were written."""
+        changes = self.changes
+        if changes.bits & ~SAME_MODES:  # the drives run again anyway
+            return
         if which == POSITION_TARGETS:
-            self.note_position_targets(cols)
+            changes.bits |= self.settled.position_write(cols)
+        elif which == EFFORT_TARGETS:
+            changes.bits |= self.settled.effort_write(cols)
         else:
-            self.commands_changed = True
-
-    def note_position_targets(self, cols: np.ndarray) -> None:
-        """Record that position targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
-        if self.commands_changed:
-            return
-        if _all_set(cols, self._motor_everywhere, self._motor_cols):
-            self.positions_changed = True
-        else:
-            self.commands_changed = True
-
-    def note_effort_targets(self, cols: np.ndarray) -> None:
-        """Record that effort targets of columns ``cols`` (from :meth:`joint_cols`) were set to finite values."""
-        if self.commands_changed:
-            return
-        if _all_set(cols, self._torque_everywhere, self._torque_cols):
-            self.efforts_changed = True
-        else:
-            self.commands_changed = True
+            changes.bits |= TARGETS
 
     # -- writes actuators may make ------------------------------------------------------------------
     def set_position_targets(self, values: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
         """Set validated position targets (len(env_ids), len(cols)); sent before the next physics step."""
         self.pos_t[np.ix_(env_ids, cols)] = values
-        self.commands_changed = True
-        self._set_cache = None
+        self.changes.note(TARGETS)
 
     def set_motor_force(self, forces: np.ndarray, cols: np.ndarray, env_ids: np.ndarray) -> None:
         """Override the engine motor's force limit (len(env_ids), len(cols)) until reset or release."""
         self.motor_force[np.ix_(env_ids, cols)] = forces
-        self.commands_changed = True
+        self.changes.note(MOTOR_FORCES)
 
     def release_joints(self, cols: np.ndarray) -> None:
         """Clear the position targets of some joint columns in every environment and restore their motor
         force limits (the joints go passive unless another target drives them)."""
         self.pos_t[:, cols] = np.nan
         self.motor_force[:, cols] = self.base_motor_force[:, cols]
-        self.commands_changed = True
-        self._set_cache = None
+        self.changes.note(TARGETS | MOTOR_FORCES)
 
     # -- runtime ------------------------------------------------------------------------------------
     def clear_targets(self, env_ids: np.ndarray) -> None:
@@ -309,91 +263,71 @@ class RobotData(StateBuffers):
         self.vel_t[env_ids] = np.nan
         self.eff_t[env_ids] = np.nan
         self.motor_force[env_ids] = self.base_motor_force[env_ids]
-        self.commands_changed = True
-        self._set_cache = None
+        self.changes.note(TARGETS | EFFORTS | MOTOR_FORCES)
 
-    def _modes_changed(self) -> None:
-        """Recompute what depends on ``mode`` alone: the effort overrides (explicit torques where torque-driven,
-        zero where passive), the columns whose position motor runs everywhere, whether any joint is torque-driven."""
-        self._mode_key = self.mode.tobytes()
-        overrides: list[tuple[Any, np.ndarray | None]] = []
-        for kind, values in ((_TORQUE, self.torque), (_PASSIVE, None)):
-            where = self.mode == kind
-            if not where.any():
-                continue
-            run = _run_index(np.flatnonzero(where[0]))
-            index: Any = where
-            if type(run) is slice and (where == where[0]).all():
-                index = (slice(None), run)  # one run of columns everywhere
-            overrides.append((index, values))
-        self.effort_overrides = [] if self.batch.reports_all_efforts else overrides  # an engine's own need none
-        self._has_torque = bool(overrides) and overrides[0][1] is not None
-        self._motor_everywhere = (self.mode == _POSITION).all(axis=0)
-        self._motor_cols.clear()
-        # an explicit drive computes its torques from the state: no effort write may skip the drives then
-        self._torque_everywhere = (self.mode == _TORQUE).all(axis=0) & (not self.any_explicit)
-        torque_cols = np.flatnonzero(self._torque_everywhere)
-        self._torque_block = (_run_index(torque_cols), Saturation(self.effort_limit[torque_cols]))
-        self._torque_cols.clear()
+    def _settle(self) -> SettledModes:
+        """What the current modes imply; the effort overrides follow them (an engine's own reads need none)."""
+        settled = SettledModes(self.mode, self.torque, self.effort_limit, self.any_explicit,
+                               self.batch.reports_all_efforts)
+        self.effort_overrides = settled.effort_overrides
+        return settled
 
     def flush(self, force: bool = False) -> bool:
-        """Turn the targets into this step's engine commands with every drive's ``compute``.
+        """Turn the targets into this step's engine commands, running every drive's ``compute`` when a mode may
+        change.
 
         Args:
-            force: Send the commands even when nothing changed.
+            force: Run the drives and send the commands even when nothing changed.
 
         Returns:
             Whether commands were sent (False when nothing changed since the last flush and no joint is
             torque-driven: the engine's motors still hold exactly these commands).
         """
-        if not (self.commands_changed or force):
-            if not self.torque_active:
-                if not self.positions_changed:
+        changes, settled = self.changes, self.settled
+        if not (force or changes.bits & ~SAME_MODES):
+            if not settled.has_torque:  # so no TORQUE_EFFORTS either: at most new positions of running motors
+                bits, changes.bits = changes.bits, 0
+                if not bits & MOTOR_POSITIONS:
                     return False
-                # only position targets of running position motors changed: every drive would choose the same
-                # modes and torques (no joint is torque-driven), so the last flush's commands go out with the new
-                # targets
                 self.batch.apply_positions(self.pos_t)
-                self.positions_changed = False
                 return True
             if not self.any_explicit:
-                self._flush_torques()
+                self._flush_same_modes()
                 return True
-        if self.joints_stale and self._has_torque:  # the last step's torques are its efforts: read them now,
-            self.refresh_joints()                    # before the drives overwrite them
-        if self._set_cache is None:
-            pos_set = self.pos_t == self.pos_t  # False where NaN (no target)
-            vel_set = self.vel_t == self.vel_t
-            self._set_cache = (pos_set, vel_set)
-            self._velocity = np.where(vel_set, self.vel_t, 0.0)
-        pos_set, vel_set = self._set_cache
+        if self.joints_stale and settled.has_torque:  # the last step's torques are its efforts: read them now,
+            self.refresh_joints()                      # before the drives overwrite them
+        if changes.bits & TARGETS:
+            vel_set = self.vel_t == self.vel_t  # False where NaN (no target)
+            self._masks = (self.pos_t == self.pos_t, vel_set, np.where(vel_set, self.vel_t, 0.0))
+        pos_set, vel_set, velocity = self._masks
         eff_set = self.eff_t == self.eff_t
-        inputs = DriveInputs(pos_set, vel_set, eff_set, self._velocity, self.any_explicit or bool(eff_set.any()))
+        inputs = DriveInputs(pos_set, vel_set, eff_set, velocity, self.any_explicit or bool(eff_set.any()))
         for drive in self.drives:
-            drive.compute(self, inputs)
+            commands = drive.compute(self, inputs)
+            self.mode[:, commands.index] = commands.mode
+            self.torque[:, commands.index] = commands.torque
         # position targets are sent only where a position motor runs, so unset ones (NaN) never reach the engine
-        self.batch.apply(self.mode, self.pos_t, inputs.velocity, self.motor_force, self.motor_pos_gain,
+        self.batch.apply(self.mode, self.pos_t, velocity, self.motor_force, self.motor_pos_gain,
                          self.motor_vel_gain, self.torque)
-        self.commands_changed = self.positions_changed = self.efforts_changed = False
-        if self.mode.tobytes() != self._mode_key:
-            self._modes_changed()
-        # without an explicit drive or an effort target no joint can be torque-driven
-        self.torque_active = inputs.torques and self._has_torque
+        changes.bits = 0
+        if self.mode.tobytes() != settled.key:
+            self.settled = self._settle()
         return True
 
-    def _flush_torques(self) -> None:
-        """The flush when joints are torque-driven but no mode can change (no explicit drive, no target changed
-        but efforts of joints torque-driven everywhere, or positions of running motors): the drives would pick
-        the same modes and, for those joints, clip the new efforts at their limits, which is all this does."""
-        if self.efforts_changed:
+    def _flush_same_modes(self) -> None:
+        """The flush when no mode can change and no drive is explicit: only values of position targets of running
+        motors and of effort targets of joints torque-driven everywhere changed, or nothing while joints are
+        torque-driven. The drives would choose the same modes and clip the new efforts at their limits, which
+        is all this does; then the commands go out again (a torque lasts one step)."""
+        changes = self.changes
+        if changes.bits & TORQUE_EFFORTS:
             if self.joints_stale and self.step_torques is None:  # the torques the unread last step ran with
                 self.keep_step_efforts(self.torque)
-            index, saturate = self._torque_block
+            index, saturate = self.settled.torque_block
             self.torque[:, index] = saturate(self.eff_t[:, index])
-            self.efforts_changed = False
-        if not self.positions_changed:  # nothing but the torques changed since the last apply
+        if changes.bits & MOTOR_POSITIONS:
+            self.batch.apply(self.mode, self.pos_t, self._masks[2], self.motor_force, self.motor_pos_gain,
+                             self.motor_vel_gain, self.torque)
+        else:  # nothing but the torques changed since the last apply
             self.batch.apply_efforts(self.torque)
-            return
-        self.batch.apply(self.mode, self.pos_t, self._velocity, self.motor_force, self.motor_pos_gain,
-                         self.motor_vel_gain, self.torque)
-        self.positions_changed = False
+        changes.bits = 0

@@ -33,7 +33,7 @@ from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
 from simulo.sim.scene import Scene
 from simulo.sim.sensors.attach import attach_sensors, detach_sensors, has_cameras
-from simulo.sim.tensors import Tensors, atomic
+from simulo.sim.tensors import Tensors
 from simulo.sim.variants import VariantBatch, VariantProp
 
 #: Most physics steps one ``step(n)`` call takes: a day of simulated time at 1 kHz (a bigger n is a typo or an
@@ -68,7 +68,8 @@ class Simulation:
         envs_per_world: Largest number of environments sharing one engine world (PyBullet client); ``None``
             takes the engine's benchmarked default (1 for a scene with a camera). Environment ``i`` always lives in
             world ``i // envs_per_world``.
-        use_torch: Return torch tensors (also switched on by the first torch tensor passed in).
+        use_torch: Return float32 torch tensors instead of float64 numpy arrays. The library is chosen here,
+            once: inputs may be numpy arrays or torch tensors either way, and outputs never switch library.
         solver_iterations: Constraint-solver iterations, or ``None`` for the engine's default.
         shard: ``(first_env, total_envs)`` when this simulation holds environments
             ``first_env .. first_env + num_envs - 1`` of a larger batch split over processes: origins and
@@ -249,7 +250,6 @@ class Simulation:
             raise NotAttachedError(f"Simulation.{member}: this simulation is closed (build a new "
                                    "simulo.Simulation(scene) to simulate the scene again)")
 
-    @atomic(lambda sim: sim.tensors)
     def set_gravity(self, values: Any, env_ids: Any = None) -> None:
         """Set world-frame gravity (len(env_ids), 3) in m/s² for ``env_ids`` (all by default); the engine may
         keep one gravity per world (PyBullet: ``envs_per_world=1`` gives every environment its own).

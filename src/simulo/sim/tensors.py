@@ -1,24 +1,21 @@
 """The one place that converts and validates tensors.
 
-Inputs may be numpy arrays, torch tensors, lists or scalars; inside the runtime every command is a float64
-numpy array. Outputs are numpy by default. A simulation told to use torch from the start (``use_torch=True``,
-as a ``LearningEnv`` does for a task that works in torch) gives float32 torch tensors, as the SDK does: its
-state buffers are float32 numpy arrays that the tensors share (zero copy), so live state views stay live,
-and every other output is converted to float32. Once a caller of a numpy simulation hands in a torch
-tensor, outputs become torch tensors sharing the float64 buffers. torch is imported only when a torch
-tensor is seen or asked for.
+The tensor library is chosen once, when the simulation is built, and never changes. Inputs may be numpy
+arrays, torch tensors, lists or scalars in any simulation; inside the runtime every command is a float64
+numpy array. A numpy simulation (the default) returns numpy arrays. A simulation built with
+``use_torch=True`` (as a ``LearningEnv`` is for a task that works in torch) returns float32 torch tensors,
+as the SDK does: its state buffers are float32 numpy arrays that the tensors share (zero copy), so live
+state views stay live, and every other output is converted to float32. Handing a torch tensor to a numpy
+simulation does not make its outputs torch tensors, and torch is imported only by a torch simulation.
 
-A refused call changes nothing, the tensor library included: public methods that take tensors are wrapped
-in :func:`atomic`, which puts the converter back as it was when the call raises. Finite inputs beyond
-:data:`MAX_MAGNITUDE` are refused, since the engine's float math would overflow to NaN with them.
+Finite inputs beyond :data:`MAX_MAGNITUDE` are refused, since the engine's float math would overflow to NaN
+with them.
 """
 
 from __future__ import annotations
 
-import functools
-import sys
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,8 +29,6 @@ MAX_MAGNITUDE = 1e12
 
 #: Up to this many values a range check in Python beats numpy's per-call overhead.
 _SMALL = 32
-
-_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
 def is_torch(value: Any) -> bool:
@@ -52,50 +47,36 @@ def to_numpy(value: Any, name: str) -> np.ndarray:
 
 
 class Tensors:
-    """Converter bound to one simulation: remembers whether the caller works in torch."""
+    """Converter bound to one simulation: the tensor library its outputs are in, chosen at build.
+
+    Args:
+        use_torch: Return float32 torch tensors (imports torch); otherwise numpy arrays.
+    """
 
     def __init__(self, use_torch: bool = False) -> None:
         self._torch: Any = None
-        self._float32 = bool(use_torch)
         if use_torch:
-            self.enable_torch()
+            import torch
+
+            self._torch = torch
 
     @property
     def state_dtype(self) -> type[np.floating[Any]]:
         """dtype of the live state buffers: float32 for a torch simulation (the SDK's), else float64."""
-        return np.float32 if self._float32 else np.float64
+        return np.float64 if self._torch is None else np.float32
 
     @property
     def uses_torch(self) -> bool:
         """Whether outputs are torch tensors."""
         return self._torch is not None
 
-    def enable_torch(self) -> None:
-        """Return torch tensors from now on (imports torch)."""
-        if self._torch is None:
-            import torch
-
-            self._torch = torch
-
-    def snapshot(self) -> Any:
-        """The library outputs are in now (``None``: numpy), for :meth:`restore` after a refused call."""
-        return self._torch
-
-    def restore(self, snapshot: Any) -> None:
-        """Put the output library back to a :meth:`snapshot` (a refused call must not switch it)."""
-        self._torch = snapshot
-
-    def seen(self, value: Any) -> None:
-        """Note an input; a torch tensor switches outputs to torch."""
-        if self._torch is None and is_torch(value):
-            self._torch = sys.modules["torch"]
-
     def out(self, array: np.ndarray) -> Any:
-        """Return ``array`` in the caller's library (torch shares the memory)."""
+        """Return ``array`` in the simulation's library (a torch tensor shares its memory; float64 becomes a
+        float32 copy)."""
         if self._torch is None:
             return array
         tensor = self._torch.from_numpy(array)
-        if self._float32 and tensor.dtype == self._torch.float64:
+        if tensor.dtype == self._torch.float64:
             return tensor.float()
         return tensor
 
@@ -108,7 +89,6 @@ class Tensors:
         """
         if fits(value, tuple(shape)):  # the common case: one copy
             return value.astype(np.float64)
-        self.seen(value)
         arr = to_numpy(value, name)
         if arr.dtype == object or np.issubdtype(arr.dtype, np.complexfloating) \
                 or not np.issubdtype(arr.dtype, np.number):  # bools are not numbers
@@ -128,7 +108,7 @@ class Tensors:
 
     def env_ids(self, value: Any, num_envs: int) -> np.ndarray:
         """Validate environment indices: any subset, any order, no repeats. ``None`` means all."""
-        return index_array(self, value, num_envs, "env_ids", "environment")
+        return index_array(value, num_envs, "env_ids", "environment")
 
 
 def fits(value: Any, shape: tuple[int, ...]) -> bool:
@@ -146,27 +126,6 @@ def fits(value: Any, shape: tuple[int, ...]) -> bool:
     return bool((np.abs(value) <= MAX_MAGNITUDE).all())
 
 
-def atomic(tensors_of: Callable[[Any], Tensors | None]) -> Callable[[_Method], _Method]:
-    """Decorate a public method so that, when it raises, the output library is what it was before the call.
-
-    Args:
-        tensors_of: The converter of the method's object (``None`` while it has none, e.g. detached).
-    """
-    def decorate(method: _Method) -> _Method:
-        @functools.wraps(method)
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            tensors = tensors_of(self)
-            before = tensors.snapshot() if tensors is not None else None
-            try:
-                return method(self, *args, **kwargs)
-            except BaseException:
-                if tensors is not None:
-                    tensors.restore(before)
-                raise
-        return wrapper  # type: ignore[return-value]
-    return decorate
-
-
 def readonly(buffer: np.ndarray) -> np.ndarray:
     """A read-only view of ``buffer``: it shows every in-place change of the buffer and refuses writes."""
     view = buffer.view()
@@ -179,7 +138,7 @@ def plural(noun: str) -> str:
     return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
 
 
-def index_array(tensors: Tensors | None, value: Any, size: int, name: str, what: str) -> np.ndarray:
+def index_array(value: Any, size: int, name: str, what: str) -> np.ndarray:
     """Validate a 1-D list of distinct integer indices into ``range(size)``; ``None`` gives all of them.
 
     Raises:
@@ -188,8 +147,6 @@ def index_array(tensors: Tensors | None, value: Any, size: int, name: str, what:
     err = EnvIdError if name == "env_ids" else SimuloValueError
     if value is None:
         return np.arange(size)
-    if tensors is not None:
-        tensors.seen(value)
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = [value]
     arr = to_numpy(value, name)

@@ -33,7 +33,7 @@ def test_numpy_task_trains_on_numpy_actions(tmp_path: Path) -> None:
         stats = RLTrainer(env, device="cpu", checkpoint_dir=tmp_path, progress=False, agent_cfg=CFG).train(4)
         assert task.seen == {np.ndarray}
         obs, *_ = env.step(np.zeros((4, 1)))
-        assert isinstance(obs, np.ndarray)  # the trainer's torch actions did not switch the task to torch
+        assert isinstance(obs, np.ndarray)  # a numpy environment stays numpy after the trainer's torch actions
     finally:
         env.close()
     assert stats["iterations"] == 4 and stats["reward_history"][-1] is not None

@@ -118,15 +118,24 @@ def test_malformed_properties_are_refused_and_change_nothing(grippers, kwargs, e
     assert cup._per_env["shear_force_limit"].tolist() == [500.0, 500.0]  # the valid value was not applied either
 
 
-def test_a_refused_torch_command_leaves_the_outputs_numpy(grippers) -> None:
+def test_a_refused_torch_command_changes_nothing(grippers) -> None:
     torch = pytest.importorskip("torch")
     fingers, cup, sim = grippers
     for gripper in (fingers, cup):
+        before = gripper.state.copy()
         with pytest.raises(NonFiniteError):
             gripper.set_grippers_command(torch.tensor([1.0, float("nan")]))
-        assert isinstance(gripper.state, np.ndarray)
-    cup.set_grippers_command(torch.tensor([0.0, 0.0]))  # an accepted torch command switches the outputs
-    assert isinstance(fingers.state, torch.Tensor) and isinstance(cup.state, torch.Tensor)
+        np.testing.assert_array_equal(gripper.state, before)
+    assert np.isnan(fingers._data.pos_t[:, fingers.joint_ids]).all()  # no finger target was set
+
+
+def test_a_numpy_simulation_given_a_torch_gripper_command_applies_it_and_keeps_returning_numpy(grippers) -> None:
+    torch = pytest.importorskip("torch")
+    fingers, cup, sim = grippers
+    cup.set_grippers_command(torch.tensor([1.0, 1.0]))
+    state = cup.state
+    assert type(state) is np.ndarray and type(fingers.state) is np.ndarray
+    assert state.tolist() == [simulo.GripperState.CLOSING] * 2  # the command was applied
 
 
 def test_an_engine_without_welds_refuses_a_surface_gripper_and_leaves_the_scene_free(gantry) -> None:

@@ -1,6 +1,6 @@
-"""Validate everything before recording anything: a refused call changes nothing (the tensor library
-included), huge finite inputs and bools are refused, floating joints are refused, sizes are bounded, names
-are checked branch by branch, and use after ``close()`` says "closed"."""
+"""Validate everything before recording anything: a refused call changes nothing, huge finite inputs and
+bools are refused, floating joints are refused, sizes are bounded, names are checked branch by branch, and use
+after ``close()`` says "closed"."""
 
 from __future__ import annotations
 
@@ -24,18 +24,29 @@ FLOATING_URDF = """<?xml version="1.0"?>
 """
 
 
-def test_a_torch_tensor_that_fails_validation_does_not_switch_outputs_to_torch(cartpole, make) -> None:
+def test_a_refused_torch_input_leaves_state_unchanged(cartpole, make) -> None:
     robot, sim = make(cartpole, num_envs=2)
+    robot.set_joint_position_target(np.full((2, 2), 0.1))
+    sim.step(2)
+    before = (np.array(robot.state.joint_positions), robot.data.pos_t.copy(), robot.data.vel_t.copy(),
+              np.array(sim.gravity))
     with pytest.raises(SimuloValueError, match="positions must have shape"):
         robot.set_joint_position_target(torch.zeros(3, 2))
     with pytest.raises(SimuloValueError, match="velocities"):  # positions pass, velocities do not
-        robot.set_joint_state(torch.zeros(2, 2), velocities=np.full((2, 2), np.nan))
+        robot.set_joint_state(torch.zeros(2, 2), velocities=torch.full((2, 2), float("nan")))
     with pytest.raises(SimuloValueError, match="gravity"):
         sim.set_gravity(torch.zeros(2, 2))
-    assert isinstance(robot.state.joint_positions, np.ndarray)
-    assert isinstance(sim.gravity, np.ndarray)
-    robot.set_joint_position_target(torch.zeros(2, 2))  # an accepted torch call still switches
-    assert isinstance(robot.state.joint_positions, torch.Tensor)
+    after = (robot.state.joint_positions, robot.data.pos_t, robot.data.vel_t, sim.gravity)
+    for kept, now in zip(before, after, strict=True):
+        assert type(now) is np.ndarray
+        np.testing.assert_array_equal(now, kept)
+
+
+def test_a_numpy_simulation_given_a_torch_target_applies_it_and_keeps_returning_numpy(cartpole, make) -> None:
+    robot, _ = make(cartpole, num_envs=2)
+    robot.set_joint_position_target(torch.full((2, 2), 0.25))
+    np.testing.assert_array_equal(robot.data.pos_t, np.full((2, 2), 0.25))
+    assert type(robot.state.joint_positions) is np.ndarray
 
 
 @pytest.mark.parametrize(("call", "name"), [

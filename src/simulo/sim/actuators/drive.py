@@ -8,7 +8,8 @@ Every joint of a robot is driven by exactly one drive law (Isaac Lab's actuator 
   :class:`~simulo.ActuatorGainsConfig`: a PD torque solved implicitly every physics step.
 
 :func:`build_drives` groups a robot's joints by law. A drive's ``compute`` is a runtime hook: the robot
-calls it once per physics step, right before the engine steps.
+calls it when its commands must be chosen again, right before the engine steps, and the drive returns its
+:class:`JointCommands` (Isaac Lab's ``ArticulationActions``), which the robot sends with the others'.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ class JointDrive(Protocol):
         """Write the drive's engine-motor tables and limits into freshly made robot data (runtime hook)."""
         ...
 
-    def compute(self, data: RobotData, inputs: DriveInputs) -> None:
-        """Fill ``data.mode`` and ``data.torque`` for the drive's columns from the targets (runtime hook)."""
+    def compute(self, data: RobotData, inputs: DriveInputs) -> JointCommands:
+        """The commands of the drive's columns for the coming physics step, from the targets (runtime hook)."""
         ...
 
 
@@ -128,6 +129,27 @@ class Saturation:
         """The saturated ``values`` (into ``out`` when given)."""
         result: np.ndarray = _clip(values, self._low, self.limit, out=out)
         return result
+
+
+class JointCommands:
+    """The commands one drive chooses for its joints for the coming physics step.
+
+    Where a joint runs the engine's position or velocity motor, the engine reads the target itself (the
+    robot's position target, its velocity target); where it is torque-driven, ``torque`` is what it gets.
+
+    Attributes:
+        index: The drive's joint columns as an index of the robot's (num_envs, num_joints) arrays (a slice for
+            one ascending run of columns).
+        mode: Each joint's :class:`~simulo.engine.base.ControlMode` (num_envs, len(cols)), int8.
+        torque: The explicit torque of each joint (num_envs, len(cols)); 0 where it is not torque-driven.
+    """
+
+    __slots__ = ("index", "mode", "torque")
+
+    def __init__(self, index: slice | np.ndarray, mode: np.ndarray, torque: np.ndarray) -> None:
+        self.index = index
+        self.mode = mode
+        self.torque = torque
 
 
 class DriveInputs:

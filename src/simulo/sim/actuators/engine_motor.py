@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import Saturation
+from simulo.sim.actuators.drive import JointCommands, Saturation
 
 if TYPE_CHECKING:
     from simulo.sim.actuators.drive import DriveInputs
@@ -26,7 +26,7 @@ class EngineMotorDrive:
     its velocity motor (both with the solver gains and force limit below, which are not stiffness in
     N·m/rad); else an effort target is applied as a raw torque, saturated at the joint's effort limit; a
     joint with no target is passive. The engine solves the motor inside its step, so :meth:`compute` only
-    chooses modes.
+    chooses modes and clips the raw efforts.
 
     Args:
         cols: Joint columns of this drive.
@@ -63,26 +63,21 @@ class EngineMotorDrive:
         self._limit = data.effort_limit[c].copy()
         self._saturate = Saturation(self._limit)
 
-    def compute(self, data: RobotData, inputs: DriveInputs) -> None:
-        """Choose each joint's mode: position over velocity over effort; raw efforts clipped (runtime hook)."""
-        if self._all:  # every joint: work on the robot's arrays in place
-            pos_set, vel_set, eff_set, mode = inputs.pos_set, inputs.vel_set, inputs.eff_set, data.mode
+    def compute(self, data: RobotData, inputs: DriveInputs) -> JointCommands:
+        """Each joint's mode: position over velocity over effort; raw efforts clipped (runtime hook)."""
+        index = self._index
+        if self._all:  # every joint: the masks as they are
+            pos_set, vel_set, eff_set = inputs.pos_set, inputs.vel_set, inputs.eff_set
         else:
             c = self._cols
             pos_set, vel_set, eff_set = inputs.pos_set[:, c], inputs.vel_set[:, c], inputs.eff_set[:, c]
-            mode = np.empty(pos_set.shape, dtype=np.int8)
-        mode.fill(_PASSIVE)
+        mode = np.full(pos_set.shape, _PASSIVE, dtype=np.int8)
         if inputs.torques:
             mode[eff_set] = _TORQUE
+            torque = np.where(eff_set, data.eff_t[:, index], 0.0)
+            self._saturate(torque, out=torque)
+        else:
+            torque = np.zeros(pos_set.shape)
         mode[vel_set] = _VELOCITY
         mode[pos_set] = _POSITION
-        if not self._all:
-            data.mode[:, self._cols] = mode
-        if inputs.torques:
-            torque = np.where(eff_set, data.eff_t[:, self._index], 0.0)
-            self._saturate(torque, out=torque)
-            data.torque[:, self._index] = torque
-        elif self._all:
-            data.torque.fill(0.0)
-        else:
-            data.torque[:, self._cols] = 0.0
+        return JointCommands(index, mode, torque)

@@ -22,7 +22,6 @@ import numpy as np
 from simulo._sdk_protocols import ActuatorBase
 from simulo.errors import NotAttachedError, SimuloValueError
 from simulo.sim.actuators.gripper_types import GripperState, split_commands
-from simulo.sim.tensors import Tensors, atomic
 
 if TYPE_CHECKING:
     from simulo.sim.robot_data import RobotData
@@ -49,15 +48,6 @@ def _pair(value: Any, what: str) -> np.ndarray | None:
         raise SimuloValueError(f"{what} must be two finite numbers (left finger, right finger), got {value!r}")
     return arr
 
-
-
-def _tensors_of(gripper: Any) -> Tensors | None:
-    data = gripper._data
-    return None if data is None else data.tensors
-
-
-#: Refused commands leave the output library (numpy or torch) as it was (see :func:`simulo.sim.tensors.atomic`).
-_atomic = atomic(_tensors_of)
 
 class ParallelGripperActuator(ActuatorBase):
     """A two-finger gripper on two joints of a robot, batched over environments.
@@ -200,7 +190,6 @@ class ParallelGripperActuator(ActuatorBase):
         data.set_motor_force(np.full((len(ids), 2), force), self._cols, ids)
         self._commanded_at[ids] = self._steps
 
-    @_atomic
     def set_grippers_command(self, states: Any, env_ids: Any = None) -> None:
         """Open or close the grippers of ``env_ids`` (all by default), Isaac Lab's way.
 
@@ -233,7 +222,6 @@ class ParallelGripperActuator(ActuatorBase):
         """Close the grippers of ``env_ids`` (all by default)."""
         self.set_grippers_command(1.0, env_ids)
 
-    @_atomic
     def command(self, opening: Any, force: float, env_ids: Any = None) -> None:
         """Drive each finger to ``opening`` (m from the centre line) with at most ``force`` N per finger.
 

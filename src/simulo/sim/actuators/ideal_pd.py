@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import Saturation
+from simulo.sim.actuators.drive import JointCommands, Saturation
 
 if TYPE_CHECKING:
     from simulo.sim.actuators.drive import DriveInputs
@@ -70,12 +70,12 @@ class IdealPDDrive:
         self._limit = data.effort_limit[self._cols].copy()
         self._saturate = Saturation(self._limit)
 
-    def compute(self, data: RobotData, inputs: DriveInputs) -> None:
-        """Compute this step's PD torques from the targets and the current joint state (runtime hook)."""
+    def compute(self, data: RobotData, inputs: DriveInputs) -> JointCommands:
+        """This step's PD torques from the targets and the current joint state (runtime hook)."""
         c = self._cols
         pos_set, vel_set, eff_set = inputs.pos_set[:, c], inputs.vel_set[:, c], inputs.eff_set[:, c]
         driven = pos_set | vel_set
-        data.mode[:, c] = _TORQUE * (driven | eff_set)
+        mode = (_TORQUE * (driven | eff_set)).astype(np.int8)
         pos_t = np.where(pos_set, data.pos_t[:, c], 0.0)
         effort = np.where(eff_set, data.eff_t[:, c], 0.0)
         q, qd = data.q[:, c], data.qd[:, c]
@@ -88,4 +88,4 @@ class IdealPDDrive:
             torque /= 1.0 + dt * (damping + dt * stiffness) / np.maximum(inertia, _MIN_INERTIA)
         torque += effort
         self._saturate(torque, out=torque)
-        data.torque[:, c] = torque
+        return JointCommands(c, mode, torque)

@@ -30,7 +30,6 @@ from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import quat_rotate
 from simulo.sim.actuators.gripper_types import GripperState, split_commands
 from simulo.sim.actuators.reach import Target, grip_targets, nearest
-from simulo.sim.tensors import Tensors, atomic
 
 if TYPE_CHECKING:
     from simulo.engine.base import WeldBatch
@@ -55,15 +54,6 @@ def _limit(value: Any, what: str, allow_zero: bool = False, optional: bool = Fal
                                f"{' or None (no limit)' if optional else ''}, got {value!r}")
     return float(value)
 
-
-
-def _tensors_of(gripper: Any) -> Tensors | None:
-    data = gripper._data
-    return None if data is None else data.tensors
-
-
-#: Refused commands leave the output library (numpy or torch) as it was (see :func:`simulo.sim.tensors.atomic`).
-_atomic = atomic(_tensors_of)
 
 class SurfaceGripperActuator(ActuatorBase):
     """A suction (surface) gripper on one body of a robot, batched over environments (see the module docstring).
@@ -225,7 +215,6 @@ class SurfaceGripperActuator(ActuatorBase):
             raise NotAttachedError("SurfaceGripperActuator is commanded after the simulation has attached its robot")
         return self._data
 
-    @_atomic
     def set_grippers_command(self, states: Any, env_ids: Any = None) -> None:
         """Open or close the grippers of ``env_ids`` (all by default), Isaac Lab's way.
 
@@ -267,7 +256,6 @@ class SurfaceGripperActuator(ActuatorBase):
             return
         self.set_grippers_command(command)
 
-    @_atomic
     def update_gripper_properties(self, max_grip_distance: Any = None, coaxial_force_limit: Any = None,
                                   shear_force_limit: Any = None, retry_interval: Any = None,
                                   env_ids: Any = None) -> None:

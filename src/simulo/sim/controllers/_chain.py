@@ -136,7 +136,7 @@ class ControlledChain:
 
     @property
     def tensors(self) -> Tensors:
-        """The robot's tensor converter (numpy, or torch once the caller used torch)."""
+        """The robot's tensor converter (the library its simulation was built with)."""
         return self.robot.data.tensors
 
     def env_ids(self, env_ids: Any) -> np.ndarray:
@@ -177,7 +177,6 @@ class ControlledChain:
             ShapeError: The shape is neither (n, width) nor (width,).
             NonFiniteError: A value is NaN or infinite.
         """
-        self.tensors.seen(value)
         arr = to_numpy(value, name)
         if arr.shape == (width,):
             arr = np.broadcast_to(arr, (n, width))
