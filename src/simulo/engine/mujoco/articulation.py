@@ -117,9 +117,9 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         return self._body_names
 
     # -- stepping (called by the engine) ---------------------------------------------------------------
-    def drive(self, env: int) -> None:
-        """Write environment ``env``'s joint efforts (after ``mj_step1``)."""
-        self.law.drive(env, self._worlds.models[env], self._worlds.datas[env])
+    def drive(self, envs: list[int]) -> None:
+        """Write the joint efforts of environments ``envs`` (ascending), each after its ``mj_step1``."""
+        self.law.drive_envs(envs, self._worlds.models, self._worlds.datas)
 
     def limit_velocities(self, env: int) -> None:
         """Clip joint velocities to the limits set with :meth:`set_joint_properties` (after a step)."""

@@ -22,6 +22,10 @@ first update is exact and no solve is run. A blocked motor so pushes with its fo
 force that the motor itself causes (a finger squeezing a held cube against the other finger) is never mistaken
 for a load to push against: a command that changes drops the squeeze at once. ``TORQUE`` joints get their
 torque; a passive joint gets nothing. The efforts applied are kept in :attr:`MotorLaw.effort`.
+
+The law runs for every environment of a step at once (:meth:`MotorLaw.drive_envs`): MuJoCo's calls stay per
+environment, and the arithmetic, the box solve included, is batched over the environments that share a row of
+modes.
 """
 
 from __future__ import annotations
@@ -46,46 +50,65 @@ MOTOR_TOLERANCE = 1e-3
 
 
 def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.linalg.solve(a, b)`` for a square ``a`` and a vector ``b``: the same LAPACK call (the same bytes),
-    without the wrapper's type checks and error-state context (``a`` is positive definite here)."""
-    return _umath_linalg.solve1(a, b, signature="dd->d")
+    """``np.linalg.solve(a, b[..., None])[..., 0]`` for a batch of square ``a``: the same LAPACK calls (the same
+    bytes), without the wrapper's type checks and error-state context (``a`` is positive definite here)."""
+    out: np.ndarray = _umath_linalg.solve(a, b[..., None], signature="dd->d")[..., 0]
+    return out
 
 
 def box_solve(block: np.ndarray, rhs: np.ndarray, limit: np.ndarray) -> np.ndarray:
     """Efforts ``tau`` within ``+/- limit`` that meet ``(block @ tau)[j] == rhs[j]`` for every joint ``j`` not at
     its limit, the joints at a limit wanting more than it (the box-constrained problem PyBullet's solver solves
-    for its motor rows, ``min 1/2 tau' W tau - rhs' tau``).
+    for its motor rows, ``min 1/2 tau' W tau - rhs' tau``), for a batch of problems at once.
 
-    An active-set method: the joint that exceeds its limit most is held there and the others solved again; a
-    held joint that no longer wants its limit is let go. ``block`` is symmetric positive definite.
+    An active-set method, run on every problem in step: the joint that exceeds its limit most is held there and
+    the others solved again; a held joint that no longer wants its limit is let go. A held joint's row becomes a
+    unit row and its column moves to the right-hand side, so one batched solve serves problems holding
+    different joints. A problem leaves the batch once it is solved.
+
+    Args:
+        block: Symmetric positive definite matrices (batch, k, k).
+        rhs: Right-hand sides (batch, k).
+        limit: Effort limits, >= 0 (batch, k).
+
+    Returns:
+        The efforts (batch, k).
     """
     tau = _solve(block, rhs)
-    if (np.abs(tau) <= limit).all():  # no joint at its limit (the common case): the unconstrained solution
+    over_any = (np.abs(tau) > limit).any(axis=1)
+    if not over_any.any():  # no joint at its limit (the common case): the unconstrained solutions
         return tau
-    n = len(rhs)
-    bound = limit.tolist()
-    sign = [0.0] * n  # +1 / -1: held at +limit / -limit; 0: free (the choices are made on Python floats)
-    for _ in range(4 * n):
-        values = tau.tolist()
-        over = [abs(v) - b if s == 0.0 else -np.inf for v, b, s in zip(values, bound, sign)]
-        worst = max(over)
-        if worst > 0.0:  # hold the joint that exceeds its limit most (the first of equals)
-            j = over.index(worst)
-            sign[j] = 1.0 if values[j] > 0.0 else -1.0
-        else:  # let go of the held joint that would rather push less than its limit most, if any
-            residual = (block @ tau - rhs).tolist()
-            wants = [s * r for s, r in zip(sign, residual)]
-            most = max(wants)
-            if most <= 0.0:
-                break
-            sign[wants.index(most)] = 0.0
-        held = np.array([j for j in range(n) if sign[j] != 0.0], dtype=np.intp)
-        free = np.array([j for j in range(n) if sign[j] == 0.0], dtype=np.intp)
-        tau[held] = [sign[j] * bound[j] for j in held.tolist()]
-        if len(free):
-            rows = free[:, None]
-            tau[free] = _solve(block[rows, free], rhs[free] - block[rows, held] @ tau[held])
-    return np.clip(tau, -limit, limit)
+    left = np.flatnonzero(over_any)  # the problems not solved yet, as rows of tau
+    w, r, bound, t = block[left], rhs[left], limit[left], tau[left]
+    k = r.shape[1]
+    sign = np.zeros(r.shape)  # +1 / -1: held at +limit / -limit; 0: free
+    unit = np.eye(k)
+    for _ in range(4 * k):
+        over = np.where(sign == 0.0, np.abs(t) - bound, -np.inf)
+        hold = over.max(axis=1) > 0.0
+        j = over.argmax(axis=1)  # the first of equals
+        at = np.flatnonzero(hold)
+        sign[at, j[at]] = np.where(t[at, j[at]] > 0.0, 1.0, -1.0)
+        rest = np.flatnonzero(~hold)  # no free joint exceeds: let go of the held one that would rather push less
+        if rest.size:                 # most, if any; else the problem is solved
+            wants = sign[rest] * (np.matmul(w[rest], t[rest, :, None])[..., 0] - r[rest])
+            jj = wants.argmax(axis=1)
+            wanting = wants[np.arange(rest.size), jj] > 0.0
+            sign[rest[wanting], jj[wanting]] = 0.0
+            solved = rest[~wanting]
+            if solved.size:
+                tau[left[solved]] = np.clip(t[solved], -bound[solved], bound[solved])
+                keep = np.ones(len(left), dtype=bool)
+                keep[solved] = False
+                left, w, r, bound, t, sign = left[keep], w[keep], r[keep], bound[keep], t[keep], sign[keep]
+                if not left.size:
+                    return tau
+        held = sign != 0.0
+        fixed = sign * bound
+        system = np.where(held[:, :, None] | held[:, None, :], unit, w)
+        t = _solve(system, np.where(held, fixed, r - np.matmul(w, fixed[..., None])[..., 0]))
+    tau[left] = np.clip(t, -bound, bound)
+    return tau
 
 
 def columns(indices: np.ndarray) -> slice | np.ndarray:
@@ -97,16 +120,14 @@ def columns(indices: np.ndarray) -> slice | np.ndarray:
 
 
 class _Motors(NamedTuple):
-    """One environment's motor joints, found once per set of modes, and its scratch arrays for the law."""
+    """The motor joints of the environments that share one row of modes, found once per set of modes."""
 
-    cols: slice | np.ndarray  # the motor joint columns
+    cols: np.ndarray  # the motor joint columns
     dofs: np.ndarray  # their DOF addresses
     qadr: np.ndarray  # their qpos addresses
     position: np.ndarray | None  # which of them are position motors (None: all are)
-    unit: np.ndarray  # (motors, nv): a one per motor DOF, for the motor block of inv(M)
-    inverse: np.ndarray  # (motors, nv): inv(M) rows of the motor DOFs
-    bias: np.ndarray  # (1, nv): passive minus bias forces
-    free: np.ndarray  # (1, nv): the joint accelerations without motors
+    rows: np.ndarray  # (motors + 1, nv): a zero row (for the passive and bias forces) and a one per motor DOF
+    envs: np.ndarray  # the environments with this row of modes, ascending
 
 
 class MotorLaw:
@@ -140,7 +161,8 @@ class MotorLaw:
         self._active = np.zeros(num_envs, dtype=bool)  # environments with any non-passive joint
         self._motors = np.zeros(num_envs, dtype=bool)  # environments with any motor joint
         self._any_motor = False
-        self._plans: dict[int, _Motors] = {}  # per environment with a motor, its motor joints (made when first driven)
+        #: the environments with a motor, grouped by their row of modes (made when first driven)
+        self._groups: list[_Motors] | None = None
         #: whether each environment has any non-passive joint, and those environments in order
         self.active: list[bool] = [False] * num_envs
         self.active_envs: list[int] = []
@@ -154,7 +176,7 @@ class MotorLaw:
         self.dofs, self.qadr = dofs, qadr
         self._dof_columns = columns(dofs)
         self._nv = model.nv
-        self._plans = {}
+        self._groups = None
 
     def set(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
             position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> bool:
@@ -174,7 +196,7 @@ class MotorLaw:
             self._active = (mode != 0).any(axis=1)
             self._motors = ((mode == _POSITION) | (mode == _VELOCITY)).any(axis=1)
             self._any_motor = bool(self._motors.any())
-            self._plans = {}
+            self._groups = None
             self.active = self._active.tolist()
             self.active_envs = np.flatnonzero(self._active).tolist()
             self.torque.fill(0.0)
@@ -218,64 +240,111 @@ class MotorLaw:
         """The joint columns' DOF addresses (a slice when consecutive), where :attr:`torque` rows are written."""
         return self._dof_columns
 
-    def _motor_joints(self, env: int) -> _Motors:
-        mode = self.mode[env]
-        cols = np.flatnonzero((mode == _POSITION) | (mode == _VELOCITY))
-        dofs = self.dofs[cols]
-        position = mode[cols] == _POSITION
-        unit = np.zeros((len(dofs), self._nv))
-        unit[np.arange(len(dofs)), dofs] = 1.0
-        plan = _Motors(columns(cols), dofs, self.qadr[cols], None if position.all() else position, unit,
-                       np.empty_like(unit), np.empty((1, self._nv)), np.empty((1, self._nv)))
-        self._plans[env] = plan
-        return plan
+    def _motor_groups(self) -> list[_Motors]:
+        """The environments with a motor, grouped by their row of modes, with each group's motor joints."""
+        groups = self._groups
+        if groups is None:
+            members: dict[bytes, list[int]] = {}
+            for env in np.flatnonzero(self._motors).tolist():
+                members.setdefault(self.mode[env].tobytes(), []).append(env)
+            groups = []
+            for envs in members.values():
+                mode = self.mode[envs[0]]
+                cols = np.flatnonzero((mode == _POSITION) | (mode == _VELOCITY))
+                dofs = self.dofs[cols]
+                position = mode[cols] == _POSITION
+                rows = np.zeros((len(dofs) + 1, self._nv))
+                rows[np.arange(1, len(dofs) + 1), dofs] = 1.0
+                groups.append(_Motors(cols, dofs, self.qadr[cols], None if position.all() else position, rows,
+                                      np.array(envs)))
+            self._groups = groups
+        return groups
 
-    def drive(self, env: int, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        """Write environment ``env``'s joint efforts into ``data.qfrc_applied`` (after ``mj_step1``)."""
-        if not self._active[env]:
+    def drive_envs(self, envs: list[int], models: list[mujoco.MjModel], datas: list[mujoco.MjData]) -> None:
+        """Write the joint efforts of environments ``envs`` (ascending) into their ``data.qfrc_applied``, each after
+        its ``mj_step1``."""
+        active, motors, torque, dof_columns = self.active, self._motors, self.torque, self._dof_columns
+        for env in envs:
+            if active[env] and not motors[env]:  # torques only (qfrc_applied is zero before a step; robots own
+                datas[env].qfrc_applied[dof_columns] = torque[env]  # disjoint DOFs)
+        if not self._any_motor:
             return
-        if not self._motors[env]:  # torques only (qfrc_applied is zero before a step; robots own disjoint DOFs)
-            data.qfrc_applied[self._dof_columns] = self.torque[env]
-            return
-        motors = self._plans.get(env) or self._motor_joints(env)
-        cols, dofs, dt = motors.cols, motors.dofs, self.dt
-        tau = self.torque[env].copy()
-        qd = data.qvel[dofs]
-        pull = self.kp[env, cols] * (self.position[env, cols] - data.qpos[motors.qadr])
-        if motors.position is not None:  # velocity motors pull nothing (their position targets may be NaN)
-            pull = np.where(motors.position, pull, 0.0)
-        target = qd + self.kv[env, cols] * (self.velocity[env, cols] - qd) + pull / dt
-        # the joint accelerations without motors, and the motor block of M^-1 (the other joints move freely)
-        np.subtract(data.qfrc_passive, data.qfrc_bias, out=motors.bias[0])
-        mujoco.mj_solveM(model, data, motors.free, motors.bias)
-        mujoco.mj_solveM(model, data, motors.inverse, motors.unit)
-        block = motors.inverse[:, dofs]
-        limit = self.force[env, cols]
-        if data.nefc == 0:  # no contact, limit or equality: the free motion is the motion
-            tau[cols] = box_solve(block, (target - qd) / dt - motors.free[0, dofs], limit)
-        else:
-            tau[cols] = self._solve(model, data, tau, motors, target, block, limit, env)
-        self._last[env, cols] = tau[cols]
-        data.qfrc_applied[self._dof_columns] = tau
-        self.effort[env] = tau
+        chosen = np.zeros(len(motors), dtype=bool)
+        chosen[envs] = True
+        for group in self._motor_groups():
+            members = group.envs[chosen[group.envs]]
+            if members.size:
+                self._drive_group(group, members, models, datas)
 
-    def _solve(self, model: mujoco.MjModel, data: mujoco.MjData, tau: np.ndarray, motors: _Motors,
-               target: np.ndarray, block: np.ndarray, limit: np.ndarray, env: int) -> np.ndarray:
-        """The motor efforts that reach ``target`` through this step's constraints, within ``limit``."""
-        cols, dofs, dt = motors.cols, motors.dofs, self.dt
-        effort = np.clip(self._last[env, cols], -limit, limit)
-        qd = data.qvel[dofs]
-        tau[cols] = effort
-        qfrc = data.qfrc_applied
-        qfrc[self._dof_columns] = tau  # then each iteration changes the motor DOFs alone
+    def _drive_group(self, group: _Motors, envs: np.ndarray, models: list[mujoco.MjModel],
+                     datas: list[mujoco.MjData]) -> None:
+        """The motor law for environments ``envs`` of one group, batched over them."""
+        cols, dofs, qadr, dt = group.cols, group.dofs, group.qadr, self.dt
+        count, k = len(envs), len(dofs)
+        qd, q = np.empty((count, k)), np.empty((count, k))
+        given = np.repeat(group.rows[None], count, axis=0)
+        solved = np.empty_like(given)
+        unconstrained = np.empty(count, dtype=bool)
+        for e, env in enumerate(envs.tolist()):
+            d = datas[env]
+            qd[e] = d.qvel[dofs]
+            q[e] = d.qpos[qadr]
+            np.subtract(d.qfrc_passive, d.qfrc_bias, out=given[e, 0])
+            # the joint accelerations without motors, and the motor rows of M^-1 (the other joints move freely)
+            mujoco.mj_solveM(models[env], d, solved[e], given[e])
+            unconstrained[e] = d.nefc == 0
+        block = solved[:, 1:, dofs]
+        at = np.ix_(envs, cols)
+        pull = self.kp[at] * (self.position[at] - q)
+        if group.position is not None:  # velocity motors pull nothing (their position targets may be NaN)
+            pull = np.where(group.position, pull, 0.0)
+        target = qd + self.kv[at] * (self.velocity[at] - qd) + pull / dt
+        limit = self.force[at]
+        tau = self.torque[envs]
+        efforts = np.empty((count, k))
+        free = np.flatnonzero(unconstrained)  # no contact, limit or equality: the free motion is the motion
+        if free.size:
+            efforts[free] = box_solve(block[free], (target[free] - qd[free]) / dt - solved[free, 0][:, dofs],
+                                      limit[free])
+        bound = np.flatnonzero(~unconstrained)
+        if bound.size:
+            efforts[bound] = self._solve(models, datas, envs[bound], tau[bound], cols, dofs, target[bound],
+                                         qd[bound], block[bound], limit[bound])
+        tau[:, cols] = efforts
+        self._last[at] = efforts
+        dof_columns = self._dof_columns
+        for e, env in enumerate(envs.tolist()):
+            datas[env].qfrc_applied[dof_columns] = tau[e]
+        self.effort[envs] = tau
+
+    def _solve(self, models: list[mujoco.MjModel], datas: list[mujoco.MjData], envs: np.ndarray, tau: np.ndarray,
+               cols: np.ndarray, dofs: np.ndarray, target: np.ndarray, qd: np.ndarray, block: np.ndarray,
+               limit: np.ndarray) -> np.ndarray:
+        """The motor efforts (len(envs), motors) that reach ``target`` through this step's constraints, within
+        ``limit``; ``tau`` holds the environments' torques, and the motor columns are overwritten."""
+        dt = self.dt
+        effort = np.clip(self._last[np.ix_(envs, cols)], -limit, limit)
+        tau[:, cols] = effort
+        dof_columns = self._dof_columns
+        pairs = [(models[env], datas[env]) for env in envs.tolist()]
+        for (_, d), row in zip(pairs, tau):
+            d.qfrc_applied[dof_columns] = row  # then each iteration changes the motor DOFs alone
+        going = np.arange(len(envs))
+        reached = np.empty_like(effort)
         for _ in range(MOTOR_ITERATIONS):
-            qfrc[dofs] = effort
-            mujoco.mj_fwdAcceleration(model, data)
-            mujoco.mj_fwdConstraint(model, data)
-            reached = qd + data.qacc[dofs] * dt
-            update = box_solve(block, (target - reached) / dt + block @ effort, limit)
-            done = np.abs(update - effort).max() <= MOTOR_TOLERANCE
-            effort = update
-            if done:
+            for e in going.tolist():
+                m, d = pairs[e]
+                d.qfrc_applied[dofs] = effort[e]
+                mujoco.mj_fwdAcceleration(m, d)
+                mujoco.mj_fwdConstraint(m, d)
+                reached[e] = d.qacc[dofs]
+            w, now = block[going], effort[going]
+            reach = qd[going] + reached[going] * dt
+            update = box_solve(w, (target[going] - reach) / dt + np.matmul(w, now[..., None])[..., 0],
+                               limit[going])
+            done = np.abs(update - now).max(axis=1) <= MOTOR_TOLERANCE
+            effort[going] = update
+            going = going[~done]
+            if not going.size:
                 break
         return effort

@@ -324,14 +324,19 @@ class MuJoCoEngine:
         arts, holding, limited, wrenching, motors, pushes = (self._articulations, plan.holding, plan.limited,
                                                              plan.wrenching, plan.motors, plan.pushes)
         step = mujoco.mj_step
+        driving = []  # the environments with a motor: their motor laws run for all of them at once
         for i in envs:
-            m, d = models[i], datas[i]
             for rigid in holding:
                 rigid.hold(i)
             if motors[i]:
-                mujoco.mj_step1(m, d)
-                for a in arts:
-                    a.drive(i)
+                mujoco.mj_step1(models[i], datas[i])
+                driving.append(i)
+        if driving:
+            for a in arts:
+                a.drive(driving)
+        for i in envs:
+            m, d = models[i], datas[i]
+            if motors[i]:
                 mujoco.mj_step2(m, d)
                 driven = True
             else:  # only torques drive (if anything): written without a drive call
