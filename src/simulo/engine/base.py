@@ -84,12 +84,15 @@ class Engine(Protocol):
         ...
 
     def add_articulation(self, path: str | os.PathLike[str], poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
-                         self_collision: bool = False, inertia_from_file: bool = True) -> ArticulationBatch:
+                         self_collision: bool = False, inertia_from_file: bool = True,
+                         drawn_envs: int | None = None) -> ArticulationBatch:
         """Load one copy of a URDF file (``path``) per environment at root-link poses (num_envs, 7).
 
         ``inertia_from_file`` takes each link's inertia from its ``<inertia>`` (as urdfdom, Isaac Lab's importer
         and MuJoCo do); False lets the engine compute it from the collision shapes where it can (PyBullet's
-        default).
+        default). ``drawn_envs`` k: only the copies of environments 0..k-1 need their ``<visual>`` shapes (the
+        others are never drawn, and an engine may leave them out); None: every copy's. The physics is the same
+        either way.
 
         Raises:
             AssetError: The model has joints this engine cannot drive.

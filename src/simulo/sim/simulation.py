@@ -40,6 +40,11 @@ from simulo.sim.variants import VariantBatch, VariantProp
 #: overflow, and would hold the process for days).
 MAX_STEPS_PER_CALL = 10**8
 
+#: Without ``visuals=True``, environments 0..DRAWN_ENVS-1 keep their robots' visual shapes (for :meth:`render`
+#: and videos) and the others leave them out: PyBullet keeps a renderer copy of every visual mesh of every body
+#: (about 48 MB for a Panda), which thousands of training environments would otherwise pay for.
+DRAWN_ENVS = 16
+
 
 def grid_origins(num_envs: int, spacing: float) -> np.ndarray:
     """Environment origins on a grid, (num_envs, 3); environment 0 at the world origin."""
@@ -76,8 +81,9 @@ class Simulation:
             world membership are those of the global indices, so a shard computes exactly what the same
             environments compute in one process. ``first_env`` must be a multiple of ``envs_per_world``.
         visuals: Load drawable models for :meth:`render`: robots get a visual copy of each collision shape
-            and props/fixtures without a colour get a default one. Visual shapes do not change the physics.
-            A scene with a camera always loads them.
+            and props/fixtures without a colour get a default one, in every environment. Without it, only
+            the first :data:`DRAWN_ENVS` environments keep the robots' own visual shapes. Visual shapes do not
+            change the physics. A scene with a camera always loads them.
         engine: Name of the physics engine (see :func:`simulo.engine.registry.available_engines`); ``None``:
             the ``SIMULO_ENGINE`` environment variable's, else ``"pybullet"``.
 
@@ -140,6 +146,8 @@ class Simulation:
             raise
         self.shard = (first, total)
         self.visuals = bool(visuals) or has_cameras(scene)  # a camera needs something to draw
+        #: without visuals, only the first DRAWN_ENVS environments keep their robots' visual shapes
+        self._drawn_envs = None if self.visuals else min(DRAWN_ENVS, scene.num_envs)
         self.scene = scene
         self.dt = float(dt)
         self.num_envs = scene.num_envs
@@ -290,7 +298,7 @@ class Simulation:
         fixed = fixed or robot.visual_only
         self_collision = bool(robot.articulation.enable_self_collision)
         batch = self._engine.add_articulation(asset.urdf_file(), poses, fixed, robot.scale[0], self_collision,
-                                              inertia_from_file=asset.inertia_from_file)
+                                              inertia_from_file=asset.inertia_from_file, drawn_envs=self._drawn_envs)
         self._robots.append(robot)  # listed first, so that close() detaches it if attaching fails half-way
         robot.runtime_attach(batch, self.tensors, poses, self._origins if per_env else None, self.dt)
 
@@ -311,17 +319,32 @@ class Simulation:
         self._open("worlds")
         return self._engine.num_worlds
 
+    def check_drawn(self, env: int) -> None:
+        """Check that environment ``env`` carries its robots' visual shapes, as :meth:`render` needs.
+
+        Raises:
+            SimuloValueError: It does not (only the first :data:`DRAWN_ENVS` do without ``visuals=True``).
+        """
+        if self._drawn_envs is not None and env >= self._drawn_envs:
+            raise SimuloValueError(f"render env {env}: without visuals=True only environments 0..{self._drawn_envs - 1}"
+                                   " carry visual shapes; build simulo.Simulation(scene, visuals=True) to draw any")
+
     def render(self, env: int = 0, width: int = 320, height: int = 240,
                eye: Sequence[float] = (1.1, -0.9, 0.7), target: Sequence[float] = (0.3, 0.1, 0.1)) -> np.ndarray:
         """Draw environment ``env`` from a camera at ``eye`` looking at ``target`` (relative to its origin).
 
-        Returns RGB (height, width, 3) uint8 from the engine's CPU renderer. Build the simulation with
-        ``visuals=True`` so that robots have something to draw.
+        Returns RGB (height, width, 3) uint8 from the engine's CPU renderer. Robots are drawn with their own
+        visual shapes; ``visuals=True`` also gives each collision shape a visual copy. Without ``visuals=True``
+        only the first :data:`DRAWN_ENVS` environments carry visual shapes.
+
+        Raises:
+            SimuloValueError: A bad argument, or ``env`` is not drawn (the message says how to draw it).
         """
         self._open("render")
         if not is_int(env):
             raise SimuloValueError(f"render env must be an environment index, got {env!r}")
         ids = self.tensors.env_ids([env], self.num_envs)
+        self.check_drawn(env)
         for name, size in (("width", width), ("height", height)):
             if not is_int(size, 8, 4096):
                 raise SimuloValueError(f"render {name} must be an integer pixel count in 8..4096, got {size!r}")

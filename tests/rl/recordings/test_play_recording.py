@@ -112,6 +112,21 @@ def test_include_video_writes_an_mp4_at_the_step_rate(tmp_path: Path) -> None:
     assert frame.shape == (240, 320, 3) and frame.std() > 5  # the renderer drew something
 
 
+def test_a_video_of_an_environment_without_visual_shapes_is_refused_before_any_file(tmp_path: Path) -> None:
+    from simulo.sim.simulation import DRAWN_ENVS
+
+    env = simulo.LearningEnv(CubeCartpole(), num_envs=DRAWN_ENVS + 1, tensor_library="numpy")
+    try:
+        plan = plan_recording(simulo.RecordConfig(output_path=tmp_path / "run.mcap", include_video=True,
+                                                  env_indices=[DRAWN_ENVS]), DRAWN_ENVS + 1, env.dt)
+        assert plan is not None
+        with pytest.raises(SimuloValueError, match=f"render env {DRAWN_ENVS}: .*visuals=True"):
+            RolloutRecorder(env, plan, scene_id="test")
+    finally:
+        env.close()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_camera_images_go_to_the_mcap_as_png_and_the_first_camera_films_the_mp4(tmp_path: Path) -> None:
     last: list[np.ndarray] = []
     files, _ = _record(tmp_path, task=CameraCartpole(), last_images=last, include_video=True)

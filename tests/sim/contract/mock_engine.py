@@ -398,7 +398,8 @@ class MockEngine:
         self._gravity[np.asarray(env_ids, dtype=int)] = gravity
 
     def add_articulation(self, path: Path, poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
-                         self_collision: bool = False, inertia_from_file: bool = True) -> MockArticulationBatch:
+                         self_collision: bool = False, inertia_from_file: bool = True,
+                         drawn_envs: int | None = None) -> MockArticulationBatch:
         batch = MockArticulationBatch(path, poses, fixed_base, scale, self.dt)
         self.articulations.append(batch)
         return batch

@@ -197,8 +197,11 @@ class MuJoCoEngine:
         self._worlds.edit_envs(env_ids, lambda m, k: m.opt.gravity.__setitem__(slice(None), values[k]))
 
     def add_articulation(self, path: str | os.PathLike[str], poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
-                         self_collision: bool = False, inertia_from_file: bool = True) -> MuJoCoArticulationBatch:
+                         self_collision: bool = False, inertia_from_file: bool = True,
+                         drawn_envs: int | None = None) -> MuJoCoArticulationBatch:
         """Load one copy of a URDF (or MJCF ``.xml``) file per environment at root-link poses (num_envs, 7).
+
+        ``drawn_envs`` changes nothing here: the copies share one compiled model, whose meshes are stored once.
 
         With ``inertia_from_file=False`` every link with collision shapes gets PyBullet's inertia instead of the
         file's: that of a box filling the shapes' bounding box, with the link's mass

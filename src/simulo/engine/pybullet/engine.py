@@ -134,8 +134,13 @@ class PyBulletEngine:
             self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP | _RAY_GROUP)
 
     def add_articulation(self, path: str | os.PathLike[str], poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
-                         self_collision: bool = False, inertia_from_file: bool = True) -> PyBulletArticulationBatch:
+                         self_collision: bool = False, inertia_from_file: bool = True,
+                         drawn_envs: int | None = None) -> PyBulletArticulationBatch:
         """Load one copy of a URDF per environment at ``poses`` (num_envs, 7), link-frame poses.
+
+        The copies of environments from ``drawn_envs`` on are loaded with ``URDF_IGNORE_VISUAL_SHAPES``: PyBullet's
+        renderer keeps its own copy of every visual mesh of every body, about 48 MB for each of pybullet_data's
+        Pandas.
 
         Joint columns and bodies follow the file's document order (see
         :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`). With ``inertia_from_file``
@@ -152,7 +157,8 @@ class PyBulletEngine:
         overrides: list[tuple[int, tuple[float, float, float]]] | None = None
         for i in range(self.num_envs):
             world = self.env_world[i]
-            body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision)
+            body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision,
+                                   drawn_envs is None or i < drawn_envs)
             if overrides is None:
                 # the file's inertias; globalScaling keeps the masses and scales lengths, so inertia by scale²
                 links = {world.base_link_name(body): -1, **{j.link_name: k for k, j in enumerate(world.joints(body))}

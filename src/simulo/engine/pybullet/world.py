@@ -114,9 +114,11 @@ class PyBulletWorld(WorldSensing, WorldWelds):
         return body
 
     def load_urdf(self, path: str | os.PathLike[str], position: Vec3, quat_wxyz: Vec3, fixed_base: bool,
-                  scale: float = 1.0, self_collision: bool = False) -> int:
-        """Load a URDF file; PyBullet's default flags (inertia recomputed from mass and collision shape)."""
-        flags = p.URDF_USE_SELF_COLLISION if self_collision else 0
+                  scale: float = 1.0, self_collision: bool = False, visual_shapes: bool = True) -> int:
+        """Load a URDF file; PyBullet's default flags (inertia recomputed from mass and collision shape), its
+        visual shapes left out unless ``visual_shapes``."""
+        flags = (p.URDF_USE_SELF_COLLISION if self_collision else 0) | (0 if visual_shapes else
+                                                                         p.URDF_IGNORE_VISUAL_SHAPES)
         kwargs = {"globalScaling": scale} if scale != 1.0 else {}
         return p.loadURDF(str(path), basePosition=tuple(position), baseOrientation=to_pb_quat(quat_wxyz),
                           useFixedBase=fixed_base, flags=flags, physicsClientId=self.cid, **kwargs)

@@ -66,6 +66,8 @@ class RolloutRecorder:
         if plan.video_path is not None and self.sim is None:
             raise SimuloValueError(f"cannot film {plan.video_path}: the environment {type(env).__name__} has no "
                                    "simulation to draw (record a simulo.LearningEnv)")
+        if plan.video_path is not None and self.sim is not None and not self.layout.cameras:
+            self.sim.check_drawn(plan.env_ids[0])  # refused before any file is made, not at the first frame
         self.video = None if plan.video_path is None else FrameStream(plan.video_path, plan.fps)
         self.mcap: McapFile | None = sink  # a sink with McapFile's write methods (a live stream)
         if sink is None and plan.mcap_path is not None:
