@@ -30,7 +30,7 @@ collection's wall time beyond its slowest runner) and the update's wall time. Th
 the learner's share of the 1-worker iteration's CPU seconds; Amdahl's bound for 2 workers follows from it
 (the round trips of a sharded update are not in it: compare the update's wall times). CPU seconds are
 what a loaded machine distorts least, so the bound is the figure to quote when other jobs share the
-cores. ``--sharded-update`` (default ``auto``: on from 20 M row-parameters, see
+cores. ``--sharded-update`` (default ``auto``: on from 15 M row-parameters, see
 ``simulo.rl.training.sharded_update.MIN_WORK``) sets ``SIMULO_SHARDED_UPDATE`` for the run.
 
     python benchmarks/scale_out.py                        # sweep of 200 trials, training at N = 256

@@ -43,7 +43,7 @@ from simulo.errors import SimuloValueError
 from simulo.rl.training.policy_copy import PolicyPackage, Weights, apply_preprocessor
 from simulo.rl.training.ppo import store_returns_and_advantages
 
-MIN_WORK = 20_000_000
+MIN_WORK = 15_000_000
 """Rows of the smallest shard in one mini-batch times the parameters of the policy and value models, from
 which the update is sharded. A shard's forward and backward pass has a fixed cost (about 2.7 ms on the
 development machine under load, 8 shards: 8 of them per mini-batch) and a cost per row that grows with
@@ -51,7 +51,8 @@ the parameters. Session 5 measured (CPU seconds, one thread, 2 runners) the brea
 learner on one thread. Since session 10 the learner's own update runs the value network on a second thread;
 session 11 measured (2 runners on this 2-core machine, the learner's wall time an iteration) the cartpole at
 2,048 environments (9.3 M) 0.53 s sharded against 0.35 s not, the humanoid sample at 1,024 (10 M) 0.34 s
-against 0.22 s, and the cartpole sample's 4,096 (18.6 M) even (32.7k against 32.0k env-steps/s)."""
+against 0.22 s, and the cartpole sample's 4,096 (18.6 M) 2.0 s an iteration sharded against 2.04 to 2.16 s not
+(three runs to ``best_reward`` 270): the break-even lies between 10 M and 18.6 M."""
 ENV_SHARDED_UPDATE = "SIMULO_SHARDED_UPDATE"
 """``on`` or ``off`` forces the choice (``auto``, the default, applies :data:`MIN_WORK`)."""
 
