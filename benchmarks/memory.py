@@ -1,13 +1,17 @@
 """Resident memory per environment: the contract against the raw engine holding the same bodies.
 
-For each model (the cartpole and the pick arm) at ``N`` environments (default 1024), two fresh processes,
+For each model (the cartpole, the pick arm and, with ``--models panda``, pybullet_data's Panda) at ``N``
+environments (default 1024), two fresh processes,
 each measuring its own resident set (``VmRSS``) after its imports and again after building and stepping:
 
 * ``contract``: a :class:`simulo.Scene` with a shared ground plane and the robot in every environment, a
   :class:`simulo.Simulation` (the default ``envs_per_world``), a few steps with position targets and reads of
   ``robot.state`` (so every buffer exists);
 * ``raw``: the same URDF loaded ``N`` times with direct PyBullet calls on the same client layout (DIRECT
-  clients of at most ``envs_per_world`` copies, a plane in each), the same few steps.
+  clients of at most ``envs_per_world`` copies, a plane in each), the same few steps. As the contract without
+  ``visuals=True``, the copies from the 17th on are loaded with ``URDF_IGNORE_VISUAL_SHAPES``
+  (:data:`simulo.sim.simulation.DRAWN_ENVS`): PyBullet's renderer keeps a copy of every visual mesh of every
+  body, which for the Panda is most of its memory.
 
 Both import ``simulo``, ``numpy`` and ``pybullet`` before the first reading, so the difference of the two
 readings is what the bodies and the runtime's bookkeeping cost. The table gives that delta per environment
@@ -18,6 +22,7 @@ Run::
 
     python benchmarks/memory.py                 # N = 1024, 3 pairs per model
     python benchmarks/memory.py --envs 256      # another N
+    python benchmarks/memory.py --envs 256 --models panda
     python benchmarks/memory.py --quick         # N = 8, 1 pair (used by the tests)
 """
 
@@ -32,7 +37,10 @@ import sys
 from pathlib import Path
 
 RATIO_GOAL = 1.2
-MODELS = {"cartpole": "simulo/robot/cartpole:v1", "pick_arm": "simulo/robot/pick_arm:v1"}
+MODELS = {"cartpole": "simulo/robot/cartpole:v1", "pick_arm": "simulo/robot/pick_arm:v1",
+          "panda": "simulo/robot/franka-panda:v1"}
+#: the models measured unless ``--models`` says otherwise
+DEFAULT_MODELS = ("cartpole", "pick_arm")
 STEPS = 5
 
 
@@ -75,6 +83,7 @@ def build_raw(ref: str, num_envs: int) -> None:
 
     import simulo  # noqa: PLC0415
     from simulo.engine.registry import engine_factory  # noqa: PLC0415
+    from simulo.sim.simulation import DRAWN_ENVS  # noqa: PLC0415
 
     bound = engine_factory("pybullet").default_envs_per_world
     urdf = str(simulo.Asset.from_registry(ref).urdf_path())
@@ -88,7 +97,7 @@ def build_raw(ref: str, num_envs: int) -> None:
             p.loadURDF(plane, useFixedBase=True, physicsClientId=cid)
             clients.append(cid)
         body = p.loadURDF(urdf, basePosition=[2.0 * (i % bound), 2.0 * (i // bound), 0.0], useFixedBase=True,
-                          physicsClientId=clients[-1])
+                          flags=0 if i < DRAWN_ENVS else p.URDF_IGNORE_VISUAL_SHAPES, physicsClientId=clients[-1])
         bodies.append((clients[-1], body))
     cid, body = bodies[0]
     joints = [j for j in range(p.getNumJoints(body, physicsClientId=cid))
@@ -135,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", type=int, default=1024, help="environments (default 1024)")
     parser.add_argument("--repeats", type=int, default=3, help="process pairs per model (default 3)")
+    parser.add_argument("--models", nargs="+", choices=sorted(MODELS), default=list(DEFAULT_MODELS),
+                        help="models to measure (default: cartpole pick_arm)")
     parser.add_argument("--quick", action="store_true", help="tiny size, for the tests")
     parser.add_argument("--child", nargs=3, metavar=("SIDE", "MODEL", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -147,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
           f"stepping\n(imports excluded), median of {args.repeats} alternating process pairs")
     print(f"{'model':>9} {'contract KiB/env':>17} {'raw KiB/env':>12} {'ratio':>6}")
     worst = 0.0
-    for model in MODELS:
+    for model in args.models:
         per: dict[str, list[float]] = {"contract": [], "raw": []}
         for k in range(args.repeats):
             for side in ("contract", "raw") if k % 2 == 0 else ("raw", "contract"):
