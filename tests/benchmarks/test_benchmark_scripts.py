@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -179,3 +180,14 @@ def test_memory_reads_the_resident_set_of_its_own_process() -> None:
     done = subprocess.run([sys.executable, "-c", code, str(BENCH)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) >= 60 * 1024  # a fresh process: the 64 MiB it touches become resident
+
+
+def test_motor_law_quick_prints_each_loops_rate_and_the_ratios_between_them() -> None:
+    pytest.importorskip("mujoco")
+    out = _run("motor_law.py", "--quick")
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] == ["2"]]
+    assert len(rows) == 1 and len(rows[0]) == 6
+    motors, torques, pybullet = (float(v.replace(",", "")) for v in rows[0][1:4])
+    assert min(motors, torques, pybullet) > 0
+    assert abs(float(rows[0][4]) - motors / torques) < 0.01 and abs(float(rows[0][5]) - motors / pybullet) < 0.01
+    assert re.search(r"^load average [\d.]+ \(\d+ cores\)$", out, re.M)
