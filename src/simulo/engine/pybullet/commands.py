@@ -117,9 +117,10 @@ class JointCommander:
                 send(tp)
 
     def _views_of(self, position: np.ndarray) -> tuple[np.ndarray, list[np.ndarray | None]]:
-        """``position`` and, per position group of the plan, its block of it (a view when the group is every
-        environment, else None), kept for the next call."""
-        self._position_views = (position, [position[ix] if type(ix[0]) is slice else None
+        """``position`` and, per position group of the plan, its block of it (a view when the group is one run of
+        columns in every environment, else None: a fancy index would copy the targets of this call), kept for
+        the next call."""
+        self._position_views = (position, [position[ix] if type(ix[0]) is slice and type(ix[1]) is slice else None
                                            for ix, _, _ in self._plan[_POSITION]])
         return self._position_views
 
