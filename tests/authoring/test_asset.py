@@ -210,18 +210,18 @@ def test_from_registry_non_string() -> None:
         Asset.from_registry(42)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("make", [Asset.usd, Asset.from_usd])
-def test_usd_is_refused_with_advice(make: object) -> None:
+@pytest.mark.parametrize("make", [Asset.usd, Asset.from_usd, Asset.from_usd_file])
+def test_missing_usd_file_is_refused(make: object) -> None:
     with pytest.raises(AssetError) as info:
         make("robots/arm.usd")  # type: ignore[operator]
     message = str(info.value)
-    assert "'robots/arm.usd'" in message and "PyBullet engine loads URDF" in message and "USD-to-URDF" in message
+    assert "'robots/arm.usd' not found" in message and ".usda" in message  # loading USD: tests/authoring/usd
 
 
 def test_usd_file_through_from_urdf_file_is_refused(tmp_path: Path) -> None:
     usd = tmp_path / "arm.usda"
     usd.write_text("#usda 1.0\n")
-    with pytest.raises(AssetError, match="PyBullet engine loads URDF"):
+    with pytest.raises(AssetError, match="is a USD file, not a URDF file; load it with Asset.from_usd_file"):
         Asset.from_urdf_file(usd)
 
 

@@ -4,8 +4,8 @@ An :class:`Asset` is a plain value. The file and string constructors validate th
 :func:`~simulo.authoring.urdf.check_urdf` at once, so a bad model fails where it is named, not when a
 scene is built. A registry reference (:meth:`Asset.from_registry`) is checked for its form at once and
 resolved on first use, as the cloud SDK resolves it at submit: importing an app to list its jobs
-(``simulo run FILE --list``) reads no model file. The PyBullet engine loads URDF; USD assets are refused
-with a message saying so.
+(``simulo run FILE --list``) reads no model file. Both engines load URDF; a USD asset (:meth:`Asset.from_usd_file`)
+is read with usd-core and turned into URDF (:mod:`simulo.authoring.usd`), then checked as a URDF string is.
 
 Paths are held as ``str`` (``os.path``) and handed out as :class:`pathlib.Path` by the public members:
 :mod:`pathlib` and the modules it imports (``urllib.parse``, ``ipaddress``) cost about 4 ms, 1.6 % of a
@@ -31,6 +31,8 @@ from simulo.errors import AssetError
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+_USD_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")  # simulo.authoring.usd.USD_SUFFIXES, without importing it
 
 
 def _folder(base_dir: str | os.PathLike[str] | None) -> str | None:
@@ -79,8 +81,8 @@ def _read_urdf(path: str | os.PathLike[str], fixed_base: bool | None, spawn_pose
         file = os.path.realpath(os.path.expanduser(path))
     except (OSError, ValueError) as exc:  # ValueError: an embedded null byte
         raise AssetError(f"URDF file {path!r} cannot be resolved: {exc}") from exc
-    if os.path.splitext(file)[1].lower() in (".usd", ".usda", ".usdc", ".usdz"):
-        Asset.usd(path)
+    if os.path.splitext(file)[1].lower() in _USD_SUFFIXES:
+        raise AssetError(f"{str(path)!r} is a USD file, not a URDF file; load it with Asset.from_usd_file(...)")
     if not os.path.isfile(file):
         raise AssetError(f"URDF file {str(path)!r} not found; expected a path to a .urdf file")
     data = read_bounded(file, MAX_URDF_BYTES, "URDF file")
@@ -90,6 +92,19 @@ def _read_urdf(path: str | os.PathLike[str], fixed_base: bool | None, spawn_pose
         raise AssetError(f"URDF file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     model = checked_file(text, file)
     return _Model(model.name, text, os.path.dirname(file), fixed_base, spawn_pose, model, file)
+
+
+def _read_usd(path: str | os.PathLike[str], fixed_base: bool | None) -> _Model:
+    """Read a USD articulation as URDF (:mod:`simulo.authoring.usd`) and check it as a URDF string is checked."""
+    from simulo.authoring.urdf import check_urdf  # noqa: PLC0415 (only for a USD asset)
+    from simulo.authoring.usd import urdf_from_usd  # noqa: PLC0415 (usd-core is imported only for a USD asset)
+
+    converted = urdf_from_usd(path)
+    model = check_urdf(converted.urdf_text, source=f"{os.fspath(path)} (converted to URDF)",
+                       base_dir=converted.base_dir)
+    fixed = converted.fixed_base if fixed_base is None else fixed_base
+    return _Model(converted.name, converted.urdf_text, converted.base_dir, fixed, converted.spawn_pose, model, None,
+                  engine_inertia=converted.engine_inertia)
 
 
 def _resolve_catalog(ref: str) -> _Model:
@@ -110,6 +125,10 @@ def _resolve_organisation(ref: str, app_folder: str) -> _Model:
     from simulo.authoring.catalog.organisation import locate  # noqa: PLC0415 (catalog models never search folders)
 
     found = locate(parse_ref(ref), app_folder)
+    if found.entry.suffix.lower() in _USD_SUFFIXES:  # without a simulo.asset.json the stage says if the base is fixed
+        from simulo.authoring.catalog.organisation import SIDECAR  # noqa: PLC0415
+
+        return _read_usd(found.entry, found.fixed_base if (found.folder / SIDECAR).is_file() else None)
     return _read_urdf(found.entry, found.fixed_base)
 
 
@@ -123,8 +142,8 @@ def _caller_folder(depth: int) -> str:
 class Asset:
     """A robot model the engine can load: a checked URDF document and its spawn defaults.
 
-    Build one with :meth:`from_urdf_string`, :meth:`from_urdf_file` or :meth:`from_registry`. A registry
-    asset reads and checks its file the first time one of the model's members is read.
+    Build one with :meth:`from_urdf_string`, :meth:`from_urdf_file`, :meth:`from_usd_file` or :meth:`from_registry`.
+    A registry asset reads and checks its file the first time one of the model's members is read.
 
     Attributes:
         ref: The registry reference it was made from, or None.
@@ -267,21 +286,34 @@ class Asset:
 
     @classmethod
     def usd(cls, path: str | os.PathLike[str]) -> Asset:
-        """USD is not loadable here; always raises.
-
-        Raises:
-            AssetError: Always: the PyBullet engine loads URDF only.
-        """
-        raise AssetError(
-            f"USD asset {str(path)!r} cannot be loaded: the PyBullet engine loads URDF only. Convert the model to "
-            "URDF (for example with a USD-to-URDF exporter, or export URDF from the tool that made it) and use "
-            "Asset.from_urdf_file(...)"
-        )
+        """Same as :meth:`from_usd_file` (the cloud SDK's spelling)."""
+        return cls.from_usd_file(path)
 
     @classmethod
     def from_usd(cls, path: str | os.PathLike[str]) -> Asset:
-        """Same as :meth:`usd`; always raises :class:`~simulo.errors.AssetError`."""
-        return cls.usd(path)
+        """Same as :meth:`from_usd_file`."""
+        return cls.from_usd_file(path)
+
+    @classmethod
+    def from_usd_file(cls, path: str | os.PathLike[str], fixed_base: bool | None = None) -> Asset:
+        """An asset from a UsdPhysics articulation in a ``.usd``, ``.usda``, ``.usdc`` or ``.usdz`` file.
+
+        The stage is read with usd-core and turned into URDF (collision meshes as OBJ files in a cache folder,
+        which becomes :attr:`base_dir`); the URDF is then checked and loaded as :meth:`from_urdf_string` does.
+        What is read and refused: :mod:`simulo.authoring.usd.physics`. Visual meshes are not read yet.
+
+        Args:
+            path: The USD file.
+            fixed_base: Bolt the base to the world (True), leave it free (False), or follow the stage (None:
+                fixed when a PhysicsFixedJoint attaches the root body to the world).
+
+        Raises:
+            MissingDependencyError: usd-core is not installed (``pip install 'simulo-local[usd]'``).
+            AssetError: The file does not exist or cannot be opened, or its physics uses something the importer
+                refuses (the message names the prim and what is expected).
+            UrdfError: The converted URDF breaks a URDF rule.
+        """
+        return cls(_model=_read_usd(path, _fixed(fixed_base)))
 
     def read_only(self) -> Asset:
         """This asset (assets are immutable values, so always read-only)."""

@@ -239,7 +239,7 @@ CASES: list[tuple[str, Callable[[World], Any], type[Exception], str]] = [
     ("registry_unknown_model", lambda w: simulo.Asset.from_registry("simulo/robot/hexapod:v1"),
      E.AssetError, r"unknown registry reference 'simulo/robot/hexapod:v1'.*available: .*simulo/robot/cartpole:v1"),
     ("usd_asset", lambda w: simulo.Asset.usd("robot.usd"),
-     E.AssetError, r"USD asset 'robot\.usd' cannot be loaded: the PyBullet engine loads URDF only"),
+     E.AssetError, r"USD file '.*robot\.usd' not found; expected a path to a \.usd, \.usda, \.usdc, \.usdz file"),
     # authoring values
     ("pose_two_numbers", lambda w: simulo.Pose((0.0, 1.0)),
      E.SimuloValueError, r"Pose position must have 3 numbers, got 2: \(0\.0, 1\.0\)"),

@@ -1,0 +1,404 @@
+"""A UsdPhysics articulation read into plain values: links (rigid bodies), joints, masses and colliders.
+
+What is read (every length in metres and every frame Z up, see :class:`~simulo.authoring.usd.stage.StageFrames`):
+
+* the prim with ``PhysicsArticulationRootAPI`` (exactly one) names the articulation: a rigid body, a joint that
+  bolts a body to the world, or a prim above the bodies; its root body is the URDF root link;
+* rigid bodies (``PhysicsRigidBodyAPI``) reached from the root through joints are the links, named by their prim
+  names; a ``PhysicsFixedJoint`` from the world (no ``body0``) to the root body makes a fixed base;
+* ``PhysicsRevoluteJoint``, ``PhysicsPrismaticJoint`` and ``PhysicsFixedJoint`` with ``body0`` the parent (nearer
+  the root) and ``body1`` the child. The joint frame is ``body0``'s frame composed with ``localPos0``/``localRot0``;
+  the child link's frame is the joint frame, and the child's colliders and inertial are placed relative to its
+  own side of the joint (``localPos1``/``localRot1``), so that the two sides meet at joint position 0, as PhysX
+  makes them meet. A revolute limit is in degrees; a missing or infinite one makes the joint continuous;
+* ``PhysicsMassAPI`` of a body: ``mass`` (required), ``centerOfMass`` (the body origin when not authored), and
+  ``diagonalInertia`` turned by ``principalAxes`` into a full tensor. A body without ``diagonalInertia`` leaves
+  the inertia of every link to the engine, computed from the collision shapes (:attr:`Articulation.engine_inertia`);
+* a drive's ``maxForce`` (in the stage's units) is the joint's effort limit and ``physxJoint:maxJointVelocity``
+  (degrees/s for a revolute joint) its velocity limit; neither given (or infinite) means no limit (``0`` in the URDF);
+* colliders: :mod:`simulo.authoring.usd.colliders`, each belonging to its nearest rigid-body ancestor.
+
+Refused with an :class:`~simulo.errors.AssetError` naming the prim: other joint types (spherical, distance, D6 or
+generic joints), a joint whose body is not a rigid body, a cycle, a body with two parent joints, a joint whose
+``body0`` is the child side, a prismatic joint without finite limits, a second articulation root, tendons and
+deformable bodies. Physics materials, drive gains and visual meshes are not read.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from simulo._frozen import frozen_dataclass
+from simulo.authoring.usd.colliders import Shape, collider_shape
+from simulo.authoring.usd.stage import Pxr, StageFrames, quat_wxyz, xyz_rpy
+from simulo.errors import AssetError
+
+_JOINT_KINDS = {"PhysicsRevoluteJoint": "revolute", "PhysicsPrismaticJoint": "prismatic",
+                "PhysicsFixedJoint": "fixed"}
+_REFUSED_SCHEMAS = ("Tendon", "Deformable")
+
+
+@frozen_dataclass
+class Link:
+    """One rigid body as a URDF link.
+
+    Attributes:
+        name: The body prim's name.
+        path: The body prim's path.
+        mass: Mass (kg).
+        com: Centre of mass in the link frame (m).
+        inertia: ``(ixx, ixy, ixz, iyy, iyz, izz)`` about the centre of mass in link axes (kg·m²), or None
+            when the stage gives none.
+        shapes: Collision shapes in the link frame.
+    """
+
+    name: str
+    path: str
+    mass: float
+    com: tuple[float, float, float]
+    inertia: tuple[float, float, float, float, float, float] | None
+    shapes: tuple[Shape, ...]
+
+
+@frozen_dataclass
+class Joint:
+    """One joint as a URDF joint.
+
+    Attributes:
+        name: The joint prim's name.
+        path: The joint prim's path.
+        kind: ``"revolute"``, ``"continuous"``, ``"prismatic"`` or ``"fixed"``.
+        parent: Parent link name.
+        child: Child link name.
+        xyz: Joint frame position in the parent link frame (m).
+        rpy: Joint frame orientation in the parent link frame (rad).
+        axis: Joint axis in the joint frame.
+        lower: Lower limit (rad or m); 0 when unlimited.
+        upper: Upper limit (rad or m); 0 when unlimited.
+        effort: Effort limit (N·m or N); 0 for none.
+        velocity: Velocity limit (rad/s or m/s); 0 for none.
+    """
+
+    name: str
+    path: str
+    kind: str
+    parent: str
+    child: str
+    xyz: tuple[float, float, float]
+    rpy: tuple[float, float, float]
+    axis: tuple[float, float, float]
+    lower: float = 0.0
+    upper: float = 0.0
+    effort: float = 0.0
+    velocity: float = 0.0
+
+
+@frozen_dataclass
+class Articulation:
+    """A USD articulation read as a URDF tree.
+
+    Attributes:
+        name: The robot name (the stage's default prim, else the articulation root prim's name).
+        links: Links, the root first, then in the order the joints reach them.
+        joints: Joints in stage order.
+        fixed_base: Whether a fixed joint bolts the root body to the world.
+        root_xyz: The root link's position in the stage (m, Z up).
+        root_quat: The root link's orientation in the stage ``(w, x, y, z)``.
+        engine_inertia: Whether some body has no ``diagonalInertia``, so the engine computes every link's inertia
+            from its collision shapes.
+    """
+
+    name: str
+    links: tuple[Link, ...]
+    joints: tuple[Joint, ...]
+    fixed_base: bool
+    root_xyz: tuple[float, float, float]
+    root_quat: tuple[float, float, float, float]
+    engine_inertia: bool
+
+
+@frozen_dataclass
+class _UsdJoint:
+    path: str
+    name: str
+    kind: str
+    prim: Any
+    body0: str | None
+    body1: str | None
+
+
+def _all_prims(px: Pxr, stage: Any) -> list[Any]:
+    return list(px.Usd.PrimRange.Stage(stage, px.Usd.TraverseInstanceProxies()))
+
+
+def _schema_names(prim: Any) -> list[str]:
+    """The API schemas applied to ``prim``, those USD does not know (PhysX's, without their plugin) included."""
+    names = [str(name) for name in prim.GetAppliedSchemas()]
+    listed = prim.GetMetadata("apiSchemas")
+    if listed is not None:
+        names += [str(name) for name in listed.GetAddedOrExplicitItems()]
+    return names
+
+
+def _target(prim: Any, rel: Any) -> str | None:
+    targets = rel.GetTargets() if rel else []
+    if len(targets) > 1:
+        raise AssetError(f"joint {str(prim.GetPath())!r}: {rel.GetName()} names {len(targets)} prims; expected one")
+    return str(targets[0]) if targets else None
+
+
+def read_articulation(px: Pxr, stage: Any) -> Articulation:
+    """Read the stage's one articulation.
+
+    Raises:
+        AssetError: The stage breaks a rule of the module docstring (the message names the prim).
+    """
+    phys = px.UsdPhysics
+    frames = StageFrames(px, stage)
+    prims = _all_prims(px, stage)
+    bodies: dict[str, Any] = {}
+    roots: list[Any] = []
+    joints: list[_UsdJoint] = []
+    for prim in prims:
+        path = str(prim.GetPath())
+        refused = [s for s in _schema_names(prim) if any(word in s for word in _REFUSED_SCHEMAS)]
+        if refused or any(word in prim.GetTypeName() for word in _REFUSED_SCHEMAS):
+            what = ", ".join(refused) or prim.GetTypeName()
+            raise AssetError(f"prim {path!r} is a tendon or deformable ({what}); the USD importer reads rigid bodies "
+                             "and revolute, prismatic and fixed joints only")
+        if prim.HasAPI(phys.RigidBodyAPI):
+            bodies[path] = prim
+        if prim.HasAPI(phys.ArticulationRootAPI):
+            roots.append(prim)
+        if prim.IsA(phys.Joint):
+            joint = phys.Joint(prim)
+            if not joint.GetJointEnabledAttr().Get():
+                continue
+            kind = _JOINT_KINDS.get(prim.GetTypeName())
+            if kind is None:
+                raise AssetError(f"joint {path!r} is a {prim.GetTypeName() or 'generic PhysicsJoint'}; the USD "
+                                 "importer reads PhysicsRevoluteJoint, PhysicsPrismaticJoint and PhysicsFixedJoint "
+                                 "only (spherical, distance and D6 joints are not supported)")
+            joints.append(_UsdJoint(path, prim.GetName(), kind, prim, _target(prim, joint.GetBody0Rel()),
+                                    _target(prim, joint.GetBody1Rel())))
+    if not roots:
+        raise AssetError("the stage has no prim with PhysicsArticulationRootAPI; expected exactly one articulation "
+                         "root (a rigid body, or a prim above the robot's bodies)")
+    if len(roots) > 1:
+        listed = ", ".join(repr(str(r.GetPath())) for r in roots)
+        raise AssetError(f"the stage has {len(roots)} articulation roots: {listed}; "
+                         "expected exactly one (load each robot from a file of its own)")
+    for joint in joints:
+        for end, body in (("body0", joint.body0), ("body1", joint.body1)):
+            if body is not None and body not in bodies:
+                raise AssetError(f"joint {joint.path!r}: {end} {body!r} is not a rigid body; expected a prim with "
+                                 "PhysicsRigidBodyAPI (or no body0, for the world)")
+    root = _root_body(roots[0], bodies, joints)
+    return _build(px, stage, frames, prims, bodies, root, joints)
+
+
+def _root_body(root_prim: Any, bodies: dict[str, Any], joints: list[_UsdJoint]) -> str:
+    path = str(root_prim.GetPath())
+    if path in bodies:
+        return path
+    anchored = [j for j in joints if (j.body0 is None) != (j.body1 is None)]
+    if any(j.path == path for j in anchored):
+        joint = next(j for j in anchored if j.path == path)
+        return str(joint.body1 or joint.body0)
+    inside = [b for b in bodies if b == path or b.startswith(path.rstrip("/") + "/")]
+    bolted = [str(j.body1 or j.body0) for j in anchored if str(j.body1 or j.body0) in inside]
+    if len(set(bolted)) == 1:
+        return bolted[0]
+    children = {j.body1 for j in joints if j.body0 is not None}
+    candidates = [b for b in inside if b not in children]
+    if len(candidates) != 1:
+        found = ", ".join(repr(b) for b in candidates) or "none"
+        raise AssetError(f"articulation root {path!r}: cannot choose the root body among the rigid bodies below it "
+                         f"(bodies that are no joint's body1: {found}); expected exactly one")
+    return candidates[0]
+
+
+def _build(px: Pxr, stage: Any, frames: StageFrames, prims: list[Any], bodies: dict[str, Any], root: str,
+           joints: list[_UsdJoint]) -> Articulation:
+    fixed_base = False
+    tree: list[_UsdJoint] = []
+    for joint in joints:
+        if joint.body0 is None or joint.body1 is None:
+            body = joint.body1 or joint.body0
+            if body is None:
+                raise AssetError(f"joint {joint.path!r} has neither body0 nor body1; expected body1 at least")
+            if body != root:
+                raise AssetError(f"joint {joint.path!r} attaches {body!r} to the world, but the articulation's root "
+                                 f"body is {root!r}; only the root body may be bolted to the world")
+            if joint.kind != "fixed":
+                raise AssetError(f"joint {joint.path!r} is a {joint.kind} joint to the world; only a "
+                                 "PhysicsFixedJoint may attach the root body to the world (a fixed base)")
+            fixed_base = True
+        else:
+            tree.append(joint)
+    link_world: dict[str, Any] = {root: frames.rigid(frames.world(bodies[root]))}
+    order = [root]
+    pending = list(tree)
+    while pending:
+        progressed = False
+        for joint in list(pending):
+            assert joint.body0 is not None and joint.body1 is not None
+            if joint.body0 in link_world and joint.body1 in link_world:
+                raise AssetError(f"joint {joint.path!r} closes a cycle: {joint.body1!r} is already connected to the "
+                                 f"root {root!r} by other joints; a URDF tree allows no loops (exclude one joint "
+                                 "from the articulation)")
+            if joint.body1 in link_world and joint.body0 not in link_world:
+                raise AssetError(f"joint {joint.path!r}: its body0 {joint.body0!r} is the child side (farther from "
+                                 f"the root {root!r} than body1 {joint.body1!r}); expected body0 to be the parent")
+            if joint.body0 in link_world:
+                link_world[joint.body1] = _child_frame(frames, bodies, joint)
+                order.append(joint.body1)
+                pending.remove(joint)
+                progressed = True
+        if not progressed:
+            break  # the rest do not touch the articulation: other objects of the stage
+    in_tree = [j for j in tree if j.body0 in link_world and j.body1 in link_world]
+    names = _unique_names(bodies, order)
+    joint_names: dict[str, str] = {}
+    for joint in in_tree:
+        if joint.name in joint_names:
+            raise AssetError(f"joints {joint_names[joint.name]!r} and {joint.path!r} have the same name "
+                             f"{joint.name!r}; URDF joint names must be unique (rename one prim)")
+        joint_names[joint.name] = joint.path
+    shapes = _shapes(px, frames, prims, bodies, link_world)
+    links = tuple(_link(px, frames, bodies[b], names[b], link_world[b], shapes.get(b, ())) for b in order)
+    urdf_joints = tuple(_joint(px, frames, bodies, j, link_world, names) for j in in_tree)
+    default = stage.GetDefaultPrim()
+    name = default.GetName() if default else names[root]
+    root_frame = link_world[root]
+    xyz, _ = xyz_rpy(px, root_frame)
+    return Articulation(name, links, urdf_joints, fixed_base, xyz, quat_wxyz(root_frame),
+                        any(link.inertia is None for link in links))
+
+
+def _unique_names(bodies: dict[str, Any], order: list[str]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for path in order:
+        name = bodies[path].GetName()
+        if name in seen:
+            raise AssetError(f"rigid bodies {seen[name]!r} and {path!r} have the same name {name!r}; URDF link names "
+                             "must be unique (rename one prim)")
+        seen[name] = path
+        names[path] = name
+    return names
+
+
+def _joint_side(frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoint, side: int) -> Any:
+    """The world frame of one side of a joint: its body's frame composed with ``localPos``/``localRot``."""
+    usd = frames.px.UsdPhysics.Joint(joint.prim)
+    pos = (usd.GetLocalPos0Attr() if side == 0 else usd.GetLocalPos1Attr()).Get()
+    rot = (usd.GetLocalRot0Attr() if side == 0 else usd.GetLocalRot1Attr()).Get()
+    gf = frames.px.Gf
+    pos = gf.Vec3d(0.0, 0.0, 0.0) if pos is None else gf.Vec3d(*(float(c) for c in pos))
+    rot = gf.Quatd(1.0) if rot is None else rot
+    body = joint.body0 if side == 0 else joint.body1
+    world = frames.world_of(bodies[body] if body is not None else None)
+    frame = frames.frame(rot, (0.0, 0.0, 0.0)) * frames.rigid(world)
+    frame.SetTranslateOnly(world.Transform(pos))
+    return frame
+
+
+def _child_frame(frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoint) -> Any:
+    """Where the child body's link frame sits in the world, as the stage places the body (its side of the joint)."""
+    return _joint_side(frames, bodies, joint, 1)
+
+
+def _shapes(px: Pxr, frames: StageFrames, prims: list[Any], bodies: dict[str, Any],
+            link_world: dict[str, Any]) -> dict[str, tuple[Shape, ...]]:
+    found: dict[str, list[Shape]] = {}
+    for prim in prims:
+        if not prim.HasAPI(px.UsdPhysics.CollisionAPI):
+            continue
+        if not px.UsdPhysics.CollisionAPI(prim).GetCollisionEnabledAttr().Get():
+            continue
+        owner = prim
+        while owner and owner.IsValid() and str(owner.GetPath()) not in bodies:
+            owner = owner.GetParent()
+        body = str(owner.GetPath()) if owner and owner.IsValid() else None
+        if body is None or body not in link_world:
+            continue  # a static collider, or one of another object: not part of the robot
+        relative = frames.world(prim) * link_world[body].GetInverse()
+        found.setdefault(body, []).append(collider_shape(px, prim, relative))
+    return {body: tuple(shapes) for body, shapes in found.items()}
+
+
+def _link(px: Pxr, frames: StageFrames, prim: Any, name: str, link_frame: Any,
+          shapes: tuple[Shape, ...]) -> Link:
+    path = str(prim.GetPath())
+    mass_api = px.UsdPhysics.MassAPI(prim)
+    mass = mass_api.GetMassAttr().Get() if prim.HasAPI(px.UsdPhysics.MassAPI) else None
+    if mass is None or not math.isfinite(mass) or mass <= 0:
+        raise AssetError(f"rigid body {path!r} has no physics:mass (PhysicsMassAPI); expected a mass > 0 in the "
+                         "stage's mass unit (masses computed from density are not supported yet)")
+    mass = float(mass) * frames.kilograms_per_unit
+    world = frames.world(prim)
+    to_link = link_frame.GetInverse()
+    com_attr = mass_api.GetCenterOfMassAttr()
+    com = com_attr.Get() if com_attr.HasAuthoredValue() else None
+    gf = px.Gf
+    local_com = gf.Vec3d(0.0, 0.0, 0.0) if com is None else gf.Vec3d(*(float(c) for c in com))
+    com_link = to_link.Transform(world.Transform(local_com))
+    diagonal_attr = mass_api.GetDiagonalInertiaAttr()
+    diagonal = diagonal_attr.Get() if diagonal_attr.HasAuthoredValue() else None
+    inertia: tuple[float, float, float, float, float, float] | None = None
+    if diagonal is not None and any(float(d) > 0 for d in diagonal):
+        unit = frames.kilograms_per_unit * frames.meters_per_unit ** 2
+        axes_attr = mass_api.GetPrincipalAxesAttr()
+        axes = axes_attr.Get() if axes_attr.HasAuthoredValue() else None
+        principal = frames.frame(axes if axes is not None else gf.Quatd(1.0), (0.0, 0.0, 0.0))
+        turn = (principal * frames.rigid(world) * to_link).ExtractRotationMatrix()  # rows: principal axes in link
+        d = [float(v) * unit for v in diagonal]
+        full = [[sum(turn[k][i] * d[k] * turn[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+        inertia = (full[0][0], full[0][1], full[0][2], full[1][1], full[1][2], full[2][2])
+    return Link(name, path, mass, (float(com_link[0]), float(com_link[1]), float(com_link[2])), inertia, shapes)
+
+
+def _joint(px: Pxr, frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoint, link_world: dict[str, Any],
+           names: dict[str, str]) -> Joint:
+    assert joint.body0 is not None and joint.body1 is not None
+    origin = _joint_side(frames, bodies, joint, 0) * link_world[joint.body0].GetInverse()
+    xyz, rpy = xyz_rpy(px, origin)
+    parent, child = names[joint.body0], names[joint.body1]
+    if joint.kind == "fixed":
+        return Joint(joint.name, joint.path, "fixed", parent, child, xyz, rpy, (1.0, 0.0, 0.0))
+    schema = (px.UsdPhysics.RevoluteJoint if joint.kind == "revolute" else px.UsdPhysics.PrismaticJoint)(joint.prim)
+    axis_token = str(schema.GetAxisAttr().Get())
+    axis = tuple(1.0 if "XYZ"[i] == axis_token else 0.0 for i in range(3))
+    lower, upper = (_finite(schema.GetLowerLimitAttr().Get()), _finite(schema.GetUpperLimitAttr().Get()))
+    angular = joint.kind == "revolute"
+    scale = math.pi / 180.0 if angular else frames.meters_per_unit
+    force_unit = frames.kilograms_per_unit * frames.meters_per_unit ** (2 if angular else 1)
+    effort = _drive_force(px, joint.prim, "angular" if angular else "linear") * force_unit
+    velocity = _finite(joint.prim.GetAttribute("physxJoint:maxJointVelocity").Get()
+                       if joint.prim.HasAttribute("physxJoint:maxJointVelocity") else None)
+    velocity_value = (velocity or 0.0) * scale
+    kind = joint.kind
+    if lower is None or upper is None:
+        if not angular:
+            raise AssetError(f"prismatic joint {joint.path!r} has no finite physics:lowerLimit and "
+                             "physics:upperLimit; a URDF prismatic joint needs both (in the stage's length unit)")
+        kind, lower, upper = "continuous", 0.0, 0.0
+    elif lower > upper:
+        raise AssetError(f"joint {joint.path!r}: physics:lowerLimit {lower:g} is above physics:upperLimit "
+                         f"{upper:g}; expected lower <= upper")
+    return Joint(joint.name, joint.path, kind, parent, child, xyz, rpy, (axis[0], axis[1], axis[2]),
+                 lower * scale, upper * scale, effort, max(velocity_value, 0.0))
+
+
+def _finite(value: Any) -> float | None:
+    return float(value) if value is not None and math.isfinite(float(value)) else None
+
+
+def _drive_force(px: Pxr, prim: Any, kind: str) -> float:
+    """A drive's maxForce (N·m or N as the stage gives it), or 0 for none."""
+    if not prim.HasAPI(px.UsdPhysics.DriveAPI, kind):
+        return 0.0
+    force = _finite(px.UsdPhysics.DriveAPI(prim, kind).GetMaxForceAttr().Get())
+    return force if force is not None and 0 < force < 1e30 else 0.0

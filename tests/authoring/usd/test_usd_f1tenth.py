@@ -1,0 +1,50 @@
+"""The F1TENTH car of the SDK's samples (a USD file, copied unchanged into ../shared/peer/) loads and stands on its
+wheels on both engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pxr", reason="usd-core is not installed (pip install 'simulo-local[usd]')")
+
+import numpy as np
+
+import simulo
+
+F1TENTH = Path(__file__).resolve().parents[4] / "shared" / "peer" / "f1tenth.usd"
+
+
+@pytest.fixture
+def f1tenth() -> Path:
+    if not F1TENTH.is_file():
+        pytest.skip(f"the F1TENTH sample is not here ({F1TENTH}); it lives in ../shared/peer/ beside the checkout")
+    return F1TENTH
+
+
+def test_f1tenth_loads_as_a_floating_car(f1tenth: Path) -> None:
+    asset = simulo.Asset.from_usd_file(f1tenth)
+    assert asset.name == "f1tenth" and asset.fixed_base is False and asset.model.root_link == "base_link"
+    kinds = {j.name: j.type for j in asset.model.joints}
+    assert kinds == {"wheel_back_left": "continuous", "wheel_back_right": "continuous",
+                     "wheel_front_left": "continuous", "wheel_front_right": "continuous",
+                     "rotator_left": "revolute", "rotator_right": "revolute"}
+    steering = next(j for j in asset.model.joints if j.name == "rotator_left")
+    assert steering.limits is not None and steering.limits.upper == pytest.approx(np.pi / 4)  # 45°
+    assert not asset.inertia_from_file  # the file gives masses but no diagonalInertia
+
+
+@pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
+def test_f1tenth_stands_on_its_wheels(f1tenth: Path, engine: str) -> None:
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    scene = simulo.Scene(num_envs=1)
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    car = simulo.Robot(simulo.Asset.from_usd_file(f1tenth))
+    scene.add(car, at="/World/Car")
+    with simulo.Simulation(scene, engine=engine) as sim:
+        for _ in range(240):
+            sim.step()
+        base = np.asarray(car.get_body_pose("base_link"))[0]
+    assert 0.0 < base[2] < 0.1 and abs(base[3]) > 0.99  # resting on its 5.5 cm wheels, nearly level
