@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from simulo._frozen import frozen_dataclass
 from simulo.authoring.catalog import lookup, parse_ref
 from simulo.authoring.checked_urdf import checked_file
+from simulo.authoring.config import ActuatorGainsConfig
 from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
 from simulo.authoring.pose import Pose
 from simulo.authoring.urdf_model import UrdfModel
@@ -72,6 +73,7 @@ class _Model:
     model: UrdfModel
     source_path: str | None
     engine_inertia: bool = False
+    drive_gains: tuple[tuple[str, float, float], ...] = ()
 
 
 def _read_urdf(path: str | os.PathLike[str], fixed_base: bool | None, spawn_pose: Pose | None = None) -> _Model:
@@ -104,7 +106,7 @@ def _read_usd(path: str | os.PathLike[str], fixed_base: bool | None) -> _Model:
                        base_dir=converted.base_dir)
     fixed = converted.fixed_base if fixed_base is None else fixed_base
     return _Model(converted.name, converted.urdf_text, converted.base_dir, fixed, converted.spawn_pose, model, None,
-                  engine_inertia=converted.engine_inertia)
+                  engine_inertia=converted.engine_inertia, drive_gains=converted.drive_gains)
 
 
 def _resolve_catalog(ref: str) -> _Model:
@@ -199,6 +201,14 @@ class Asset:
     def model(self) -> UrdfModel:
         """The checked URDF summary (links, joints, root link)."""
         return self._loaded.model
+
+    @property
+    def drive_gains(self) -> dict[str, ActuatorGainsConfig]:
+        """The model's own joint drives, by joint name: a USD ``DriveAPI``'s stiffness and damping, as the
+        ideal PD drive of :class:`~simulo.ActuatorGainsConfig` (N·m/rad, N·m·s/rad; N/m, N·s/m). Empty for URDF.
+        A robot's ``actuator_gains`` override them joint by joint."""
+        return {name: ActuatorGainsConfig(stiffness=stiffness, damping=damping)
+                for name, stiffness, damping in self._loaded.drive_gains}
 
     @property
     def inertia_from_file(self) -> bool:

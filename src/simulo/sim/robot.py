@@ -25,6 +25,7 @@ actuators read; the ``runtime_*`` members are hooks the scene and simulation cal
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -367,8 +368,10 @@ class Robot(RobotCommands, RobotBase):
                 ``attach_to``, matches nothing.
             SimuloValueError: A default joint state or an actuator does not fit the model.
         """
+        # the model's own drives (a USD DriveAPI's gains) first, so that the robot's actuator_gains override them
+        gains = {re.escape(name): config for name, config in self.asset.drive_gains.items()}
         data = make_robot_data(batch, tensors, default_pose, self.articulation, self.joint_config,
-                               self.actuator_gains)
+                               {**gains, **(self.actuator_gains or {})} or None)
         data.physics_dt = float(physics_dt)
         self._rt = data
         self._state.bind(data)

@@ -48,3 +48,36 @@ def test_f1tenth_stands_on_its_wheels(f1tenth: Path, engine: str) -> None:
             sim.step()
         base = np.asarray(car.get_body_pose("base_link"))[0]
     assert 0.0 < base[2] < 0.1 and abs(base[3]) > 0.99  # resting on its 5.5 cm wheels, nearly level
+
+
+def test_f1tenth_drives_are_its_velocity_driven_wheels_and_position_driven_steering(f1tenth: Path) -> None:
+    gains = simulo.Asset.from_usd_file(f1tenth).drive_gains
+    per_degree = 180.0 / np.pi
+    for wheel in ("wheel_back_left", "wheel_back_right", "wheel_front_left", "wheel_front_right"):
+        assert gains[wheel].stiffness == 0.0 and gains[wheel].damping == pytest.approx(1e7 * per_degree)
+    for steer in ("rotator_left", "rotator_right"):
+        assert (gains[steer].stiffness, gains[steer].damping) == pytest.approx((1024 * per_degree, 50 * per_degree))
+
+
+@pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
+def test_f1tenth_drives_forward_and_turns_when_it_steers(f1tenth: Path, engine: str) -> None:
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    scene = simulo.Scene(num_envs=1)
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    car = simulo.Robot(simulo.Asset.from_usd_file(f1tenth))
+    scene.add(car, at="/World/Car")
+    with simulo.Simulation(scene, dt=1.0 / 120.0, engine=engine) as sim:
+        names = car.get_joint_names()
+        wheels = [i for i, n in enumerate(names) if n.startswith("wheel")]
+        steering = [i for i, n in enumerate(names) if n.startswith("rotator")]
+        sim.step(60)
+        start = np.asarray(car.state.pose)[0].copy()
+        for k in range(240):
+            car.set_joint_velocity_target(np.full((1, 4), 20.0), joint_ids=wheels)
+            car.set_joint_position_target(np.full((1, 2), 0.3 if k >= 120 else 0.0), joint_ids=steering)
+            sim.step()
+        end = np.asarray(car.state.pose)[0]
+    assert end[0] - start[0] > 1.0  # 20 rad/s on 5.5 cm wheels: about 1.1 m/s forward
+    yaw = 2.0 * np.arctan2(end[6], end[3])
+    assert yaw > 0.2  # steered left for the last second

@@ -34,6 +34,8 @@ class UsdUrdf:
         spawn_pose: Where the stage places the root link (m, Z up), or None at the origin.
         engine_inertia: Whether the engine computes the links' inertia from their collision shapes (some body
             has no ``diagonalInertia``).
+        drive_gains: ``(joint name, stiffness, damping)`` of each joint whose ``DriveAPI`` has a gain above 0, in
+            SI units per radian or metre.
     """
 
     urdf_text: str
@@ -42,6 +44,7 @@ class UsdUrdf:
     fixed_base: bool
     spawn_pose: Pose | None
     engine_inertia: bool
+    drive_gains: tuple[tuple[str, float, float], ...] = ()
 
 
 def _mesh_folder(path: str) -> Path:
@@ -76,5 +79,6 @@ def urdf_from_usd(path: str | os.PathLike[str]) -> UsdUrdf:
         folder = str(target)
     xyz, quat = articulation.root_xyz, articulation.root_quat
     at_origin = max(abs(v) for v in xyz) < 1e-12 and abs(abs(quat[0]) - 1.0) < 1e-12
+    gains = tuple((j.name, j.stiffness, j.damping) for j in articulation.joints if j.stiffness > 0 or j.damping > 0)
     return UsdUrdf(urdf_text(articulation, file), articulation.name, folder, articulation.fixed_base,
-                   None if at_origin else Pose(xyz, quat), articulation.engine_inertia)
+                   None if at_origin else Pose(xyz, quat), articulation.engine_inertia, gains)

@@ -16,12 +16,14 @@ What is read (every length in metres and every frame Z up, see :class:`~simulo.a
   the inertia of every link to the engine, computed from the collision shapes (:attr:`Articulation.engine_inertia`);
 * a drive's ``maxForce`` (in the stage's units) is the joint's effort limit and ``physxJoint:maxJointVelocity``
   (degrees/s for a revolute joint) its velocity limit; neither given (or infinite) means no limit (``0`` in the URDF);
+  its ``stiffness`` and ``damping`` (per degree for an angular drive) become the joint's default drive gains
+  (:attr:`Joint.stiffness`, :attr:`Joint.damping`, SI units per radian or metre);
 * colliders: :mod:`simulo.authoring.usd.colliders`, each belonging to its nearest rigid-body ancestor.
 
 Refused with an :class:`~simulo.errors.AssetError` naming the prim: other joint types (spherical, distance, D6 or
 generic joints), a joint whose body is not a rigid body, a cycle, a body with two parent joints, a joint whose
 ``body0`` is the child side, a prismatic joint without finite limits, a second articulation root, tendons and
-deformable bodies. Physics materials, drive gains and visual meshes are not read.
+deformable bodies. Physics materials and visual meshes are not read.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ class Joint:
         upper: Upper limit (rad or m); 0 when unlimited.
         effort: Effort limit (N·m or N); 0 for none.
         velocity: Velocity limit (rad/s or m/s); 0 for none.
+        stiffness: The drive's stiffness (N·m/rad or N/m); 0 for none.
+        damping: The drive's damping (N·m·s/rad or N·s/m); 0 for none.
     """
 
     name: str
@@ -92,6 +96,8 @@ class Joint:
     upper: float = 0.0
     effort: float = 0.0
     velocity: float = 0.0
+    stiffness: float = 0.0
+    damping: float = 0.0
 
 
 @frozen_dataclass
@@ -375,7 +381,10 @@ def _joint(px: Pxr, frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoin
     angular = joint.kind == "revolute"
     scale = math.pi / 180.0 if angular else frames.meters_per_unit
     force_unit = frames.kilograms_per_unit * frames.meters_per_unit ** (2 if angular else 1)
-    effort = _drive_force(px, joint.prim, "angular" if angular else "linear") * force_unit
+    drive = "angular" if angular else "linear"
+    effort = _drive_force(px, joint.prim, drive) * force_unit
+    # a drive's gains are per degree for an angular drive and per length unit for a linear one
+    stiffness, damping = (gain * force_unit / scale for gain in _drive_gains(px, joint.prim, drive))
     velocity = _finite(joint.prim.GetAttribute("physxJoint:maxJointVelocity").Get()
                        if joint.prim.HasAttribute("physxJoint:maxJointVelocity") else None)
     velocity_value = (velocity or 0.0) * scale
@@ -389,11 +398,31 @@ def _joint(px: Pxr, frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoin
         raise AssetError(f"joint {joint.path!r}: physics:lowerLimit {lower:g} is above physics:upperLimit "
                          f"{upper:g}; expected lower <= upper")
     return Joint(joint.name, joint.path, kind, parent, child, xyz, rpy, (axis[0], axis[1], axis[2]),
-                 lower * scale, upper * scale, effort, max(velocity_value, 0.0))
+                 lower * scale, upper * scale, effort, max(velocity_value, 0.0), stiffness, damping)
 
 
 def _finite(value: Any) -> float | None:
     return float(value) if value is not None and math.isfinite(float(value)) else None
+
+
+def _drive_gains(px: Pxr, prim: Any, kind: str) -> tuple[float, float]:
+    """A drive's stiffness and damping as the stage gives them (per degree or per length unit), 0 for none.
+
+    Raises:
+        AssetError: A gain is negative or not finite.
+    """
+    if not prim.HasAPI(px.UsdPhysics.DriveAPI, kind):
+        return 0.0, 0.0
+    api = px.UsdPhysics.DriveAPI(prim, kind)
+    gains = []
+    for name, attr in (("stiffness", api.GetStiffnessAttr()), ("damping", api.GetDampingAttr())):
+        value = attr.Get()
+        value = 0.0 if value is None else float(value)
+        if not math.isfinite(value) or value < 0.0:
+            raise AssetError(f"joint {str(prim.GetPath())!r}: drive:{kind}:physics:{name} is {value!r}; expected a "
+                             "finite number >= 0")
+        gains.append(value)
+    return gains[0], gains[1]
 
 
 def _drive_force(px: Pxr, prim: Any, kind: str) -> float:
