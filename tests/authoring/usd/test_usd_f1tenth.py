@@ -23,6 +23,16 @@ def f1tenth() -> Path:
     return F1TENTH
 
 
+def _car_on_a_plane(f1tenth: Path, engine: str, dt: float) -> tuple[simulo.Simulation, simulo.Robot]:
+    if engine == "mujoco":
+        pytest.importorskip("mujoco")
+    scene = simulo.Scene(num_envs=1)
+    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
+    car = simulo.Robot(simulo.Asset.from_usd_file(f1tenth))
+    scene.add(car, at="/World/Car")
+    return simulo.Simulation(scene, dt=dt, engine=engine), car
+
+
 def test_f1tenth_loads_as_a_floating_car(f1tenth: Path) -> None:
     asset = simulo.Asset.from_usd_file(f1tenth)
     assert asset.name == "f1tenth" and asset.fixed_base is False and asset.model.root_link == "base_link"
@@ -37,13 +47,8 @@ def test_f1tenth_loads_as_a_floating_car(f1tenth: Path) -> None:
 
 @pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
 def test_f1tenth_stands_on_its_wheels(f1tenth: Path, engine: str) -> None:
-    if engine == "mujoco":
-        pytest.importorskip("mujoco")
-    scene = simulo.Scene(num_envs=1)
-    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
-    car = simulo.Robot(simulo.Asset.from_usd_file(f1tenth))
-    scene.add(car, at="/World/Car")
-    with simulo.Simulation(scene, engine=engine) as sim:
+    sim, car = _car_on_a_plane(f1tenth, engine, 1.0 / 240.0)
+    with sim:
         for _ in range(240):
             sim.step()
         base = np.asarray(car.get_body_pose("base_link"))[0]
@@ -61,13 +66,8 @@ def test_f1tenth_drives_are_its_velocity_driven_wheels_and_position_driven_steer
 
 @pytest.mark.parametrize("engine", ["pybullet", "mujoco"])
 def test_f1tenth_drives_forward_and_turns_when_it_steers(f1tenth: Path, engine: str) -> None:
-    if engine == "mujoco":
-        pytest.importorskip("mujoco")
-    scene = simulo.Scene(num_envs=1)
-    scene.add(simulo.Terrain.plane(), at="/World/Ground", per_environment=False)
-    car = simulo.Robot(simulo.Asset.from_usd_file(f1tenth))
-    scene.add(car, at="/World/Car")
-    with simulo.Simulation(scene, dt=1.0 / 120.0, engine=engine) as sim:
+    sim, car = _car_on_a_plane(f1tenth, engine, 1.0 / 120.0)
+    with sim:
         names = car.get_joint_names()
         wheels = [i for i, n in enumerate(names) if n.startswith("wheel")]
         steering = [i for i, n in enumerate(names) if n.startswith("rotator")]
