@@ -3,47 +3,16 @@ same transitions, byte for byte, as a LearningEnv over the same environments in 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
-import simulo
 from simulo.rl.local_env import LocalEnv
 from simulo.scale.env_shard import EnvShard
 from simulo.sim.tensors import to_numpy
 
 torch = pytest.importorskip("torch")
 
-
-class Slider(simulo.Task):
-    """The catalog cartpole's cart pushed along its rail; the same code works in numpy and in torch."""
-
-    observation_dim, action_dim = 2, 1
-    episode_length_s = 0.2
-
-    def build(self, scene: Any) -> None:
-        self.robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
-        scene.add(self.robot, at="/World/Robot")
-
-    def on_start(self, env: Any) -> None:
-        self.cart = self.robot.find_joints("slider_to_cart")
-
-    def apply_actions(self, actions: Any) -> None:
-        self.robot.set_joint_effort_target(20.0 * actions, joint_ids=self.cart)
-
-    def get_observations(self) -> Any:
-        return self.robot.state.joint_positions
-
-    def get_rewards(self) -> Any:
-        return 1.0 - self.robot.state.joint_positions[:, self.cart[0]] ** 2
-
-    def get_dones(self) -> Any:
-        never = self.episode_length_buf < 0
-        return never, never
-
-    def reset_idx(self, env_ids: Any) -> None:
-        self.robot.reset(env_ids)
+from tests.rl.training.slider_tasks import Slider  # noqa: E402 (needs torch)
 
 
 @pytest.mark.parametrize(("library", "kind"), [("numpy", np.ndarray), ("torch", torch.Tensor)])
