@@ -382,9 +382,10 @@ def _joint(px: Pxr, frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoin
     scale = math.pi / 180.0 if angular else frames.meters_per_unit
     force_unit = frames.kilograms_per_unit * frames.meters_per_unit ** (2 if angular else 1)
     drive = "angular" if angular else "linear"
-    effort = _drive_force(px, joint.prim, drive) * force_unit
+    max_force, stiffness, damping = _drive(px, joint.prim, drive)
+    effort = max_force * force_unit
     # a drive's gains are per degree for an angular drive and per length unit for a linear one
-    stiffness, damping = (gain * force_unit / scale for gain in _drive_gains(px, joint.prim, drive))
+    stiffness, damping = stiffness * force_unit / scale, damping * force_unit / scale
     velocity = _finite(joint.prim.GetAttribute("physxJoint:maxJointVelocity").Get()
                        if joint.prim.HasAttribute("physxJoint:maxJointVelocity") else None)
     velocity_value = (velocity or 0.0) * scale
@@ -405,15 +406,17 @@ def _finite(value: Any) -> float | None:
     return float(value) if value is not None and math.isfinite(float(value)) else None
 
 
-def _drive_gains(px: Pxr, prim: Any, kind: str) -> tuple[float, float]:
-    """A drive's stiffness and damping as the stage gives them (per degree or per length unit), 0 for none.
+def _drive(px: Pxr, prim: Any, kind: str) -> tuple[float, float, float]:
+    """A drive's maxForce, stiffness and damping as the stage gives them (per degree or per length unit for the
+    gains), each 0 for none (a maxForce that is not finite and positive, or one of 1e30 and more, is none).
 
     Raises:
         AssetError: A gain is negative or not finite.
     """
     if not prim.HasAPI(px.UsdPhysics.DriveAPI, kind):
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     api = px.UsdPhysics.DriveAPI(prim, kind)
+    force = _finite(api.GetMaxForceAttr().Get())
     gains = []
     for name, attr in (("stiffness", api.GetStiffnessAttr()), ("damping", api.GetDampingAttr())):
         value = attr.Get()
@@ -422,12 +425,4 @@ def _drive_gains(px: Pxr, prim: Any, kind: str) -> tuple[float, float]:
             raise AssetError(f"joint {str(prim.GetPath())!r}: drive:{kind}:physics:{name} is {value!r}; expected a "
                              "finite number >= 0")
         gains.append(value)
-    return gains[0], gains[1]
-
-
-def _drive_force(px: Pxr, prim: Any, kind: str) -> float:
-    """A drive's maxForce (N·m or N as the stage gives it), or 0 for none."""
-    if not prim.HasAPI(px.UsdPhysics.DriveAPI, kind):
-        return 0.0
-    force = _finite(px.UsdPhysics.DriveAPI(prim, kind).GetMaxForceAttr().Get())
-    return force if force is not None and 0 < force < 1e30 else 0.0
+    return (force if force is not None and 0 < force < 1e30 else 0.0), gains[0], gains[1]
