@@ -104,6 +104,7 @@ from simulo.errors import TaskError as TaskError
 from simulo.errors import UnreachableError as UnreachableError
 from simulo.errors import UrdfError as UrdfError
 from simulo.errors import WorkerError as WorkerError
+from simulo.platform import callbacks as callbacks
 from simulo.platform.app import App as App
 from simulo.platform.evaluation import evaluate as evaluate
 from simulo.platform.outputs import save_output as save_output
@@ -112,7 +113,6 @@ from simulo.platform.runtime import Runtime as Runtime
 from simulo.platform.systems import JobType as JobType
 from simulo.platform.systems import SystemType as SystemType
 from simulo.platform.volumes import Volume as Volume
-from simulo.platform.volumes import callbacks as callbacks
 from simulo.rl.env import LearningEnv as LearningEnv
 from simulo.rl.gym_adapter import GymEnv as GymEnv
 from simulo.rl.gym_adapter import GymVectorEnv as GymVectorEnv

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from simulo.cli.pick_place import FLAG_DEFAULTS, _flags
+from simulo.cli.pick_place import _flags
+from simulo.cli.pick_place_defaults import FLAG_DEFAULTS
 from simulo.cli.pick_place_flags import parse_flags
 
 

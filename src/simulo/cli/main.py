@@ -2,15 +2,16 @@
 
 Each command lives in its own module under :mod:`simulo.cli` with a ``main(argv) -> int`` function and
 is imported only when it runs, so ``simulo --help`` stays instant. A command in :data:`FROZEN_EXIT` run as
-the process's command freezes the heap before the process ends (``gc.freeze``), which spares the interpreter's
-shutdown collections.
+the process's command freezes the heap before the process ends
+(:func:`~simulo.platform.process_settings.freeze_heap`), which spares the interpreter's shutdown collections.
 """
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
+
+from simulo.platform.process_settings import freeze_heap
 
 # command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -56,12 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module = importlib.import_module(command[0])
     status = int(module.main(args[1:]) or 0)
-    if argv is None and args[0] in FROZEN_EXIT:
-        # Run as the process's command, which ends next: a frozen heap is skipped by the interpreter's shutdown
-        # collections, so the start-up's objects (modules, numpy, the engine) go back with the process instead
-        # of being collected one by one (about 50 ms of the 0.5 s pick-place run; objects in reference cycles
-        # are then not finalized, which is why only commands in FROZEN_EXIT do it).
-        gc.freeze()
+    if argv is None and args[0] in FROZEN_EXIT:  # run as the process's command, which ends next
+        freeze_heap()
     return status
 
 

@@ -11,7 +11,6 @@ reports each phase as every trial has done it, so a long run is never silent.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import time
@@ -20,22 +19,14 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import simulo
+from simulo.cli.pick_place_defaults import FLAG_DEFAULTS
 from simulo.engine.registry import ENGINE_VARIABLE
 from simulo.errors import CollisionError, SimuloError
+from simulo.platform.process_settings import CollectorPause, use_one_blas_thread
 
 if TYPE_CHECKING:
     from simulo.apps.pick_place.config import AppOptions
     from simulo.scale.sweep import Shard
-
-FLAG_DEFAULTS: dict[str, Any] = {
-    "json": False, "uncoupled": False, "friction": 1.0, "friction_sweep": False, "ik": "closed-form", "speed": 1.0,
-    "stack": False, "trials": None, "seed": None, "noise": None, "workers": None, "address": None, "engine": None,
-    "record": None,
-}
-"""Every flag's value when it is not given (the parser's defaults; the plain run's whole namespace)."""
-
-BLAS_THREADS_VARIABLE = "OPENBLAS_NUM_THREADS"
-"""Set to 1 for the app's process (and its Ray workers) unless the user set it: see :func:`main`."""
 
 
 def _flags(argv: Sequence[str]) -> SimpleNamespace | int:
@@ -54,22 +45,10 @@ def main(argv: list[str]) -> int:
         return args
     if args.engine is not None:  # the cell's Simulation and any Ray worker take the engine from the environment
         os.environ[ENGINE_VARIABLE] = args.engine
-    # The app's linear algebra is on vectors and matrices of 3 to 7 (per environment), where numpy's OpenBLAS
-    # pool of one thread per core only spins: one worker thread burnt about 0.1 CPU s of a 0.25 s run (0.35 ->
-    # 0.25 CPU s, and 1-2 % of the wall time) on the 2-core dev machine. Read when numpy loads, which is next.
-    os.environ.setdefault(BLAS_THREADS_VARIABLE, "1")
+    use_one_blas_thread()  # before numpy loads, which is next
     _announce(args)
-    # A single run is short and leaves next to no cyclic garbage (about 1,000 objects, --stack and --ik numeric
-    # included), while its start-up (numpy, the contract, the cell) makes ~60 collections of young objects
-    # that all survive: the cyclic collector is paused for it (reference counting frees everything as usual).
-    paused = gc.isenabled() and not args.friction_sweep and args.trials is None
-    if paused:
-        gc.disable()
-    try:
+    with CollectorPause(not args.friction_sweep and args.trials is None):  # a single run
         return _run(args)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _run(args: SimpleNamespace) -> int:

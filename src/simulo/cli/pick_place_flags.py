@@ -1,7 +1,7 @@
 """The flags of ``simulo pick-place``: the argparse parser, its value types and the checks across flags.
 
 Imported only when the command is given flags: the plain ``simulo pick-place`` takes
-:data:`simulo.cli.pick_place.FLAG_DEFAULTS` as they are and never builds a parser (argparse, gettext and
+:data:`simulo.cli.pick_place_defaults.FLAG_DEFAULTS` as they are and never builds a parser (argparse, gettext and
 locale stay unimported).
 """
 
@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from simulo.cli._usage import OneLineParser, parse
-from simulo.cli.pick_place import FLAG_DEFAULTS
+from simulo.cli.pick_place_defaults import FLAG_DEFAULTS
 from simulo.engine.registry import ENGINE_VARIABLE, available_engines
 from simulo.errors import SimuloValueError
 
@@ -148,7 +148,8 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 def parse_flags(argv: Sequence[str]) -> SimpleNamespace | int:
     """The flags of ``argv`` checked together, or the exit status (0 after ``--help``, 2 on a usage error).
 
-    Every flag is an attribute of the namespace, named as :data:`~simulo.cli.pick_place.FLAG_DEFAULTS` names it.
+    Every flag is an attribute of the namespace, named as
+    :data:`~simulo.cli.pick_place_defaults.FLAG_DEFAULTS` names it.
     """
     parser = _parser()
     args = parse(parser, argv)

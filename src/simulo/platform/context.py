@@ -10,8 +10,8 @@ before it calls the job. Library code reads it with :func:`current_run`:
   trainer uses its own defaults.
 * **Attempts.** ``attempt`` counts from 1; ``max_attempts`` is ``retries + 1``.
 * **Success rules.** :func:`current_app` is the :class:`~simulo.platform.app.App` whose job is
-  running (in the child process, or while a job function is called in-process);
-  ``simulo.evaluate`` reads its ``success_functions`` from it.
+  running (in the child process, or while a job function is called in-process), seen as a
+  :class:`RunningApp`; ``simulo.evaluate`` reads its ``success_functions`` from it.
 
 * **Run flags.** ``flags`` holds the ``simulo run`` options a job may act on (``--from``,
   ``--compare``, ``--repeatable``, ``--require-success``, ``--fail-if-worse``, ``--tag``), as a
@@ -26,15 +26,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from simulo.platform.app import App
+from typing import Any, Protocol
 
 ENV_RUN_DIR = "SIMULO_RUN_DIR"
 ENV_CHECKPOINT_DIR = "SIMULO_CHECKPOINT_DIR"
@@ -42,8 +39,23 @@ ENV_ATTEMPT = "SIMULO_ATTEMPT"
 ENV_MAX_ATTEMPTS = "SIMULO_MAX_ATTEMPTS"
 ENV_RUN_FLAGS = "SIMULO_RUN_FLAGS"
 
+
+class RunningApp(Protocol):
+    """What library code reads of the app whose job is running (a :class:`simulo.platform.app.App`)."""
+
+    @property
+    def name(self) -> str:
+        """The app's name."""
+        ...
+
+    @property
+    def success_functions(self) -> tuple[Callable[..., Any], ...]:
+        """The app's ``@app.success`` rules, in declaration order."""
+        ...
+
+
 _current_run: ContextVar[RunContext | None] = ContextVar("simulo_current_run", default=None)
-_current_app: ContextVar[App | None] = ContextVar("simulo_current_app", default=None)
+_current_app: ContextVar[RunningApp | None] = ContextVar("simulo_current_app", default=None)
 
 
 @dataclass(frozen=True)
@@ -173,13 +185,13 @@ def current_run() -> RunContext | None:
     return RunContext(Path(run_dir), checkpoint_dir, attempt, max_attempts, flags)
 
 
-def current_app() -> App | None:
+def current_app() -> RunningApp | None:
     """The app whose job is running (in ``simulo run`` or in an in-process job call), else ``None``."""
     return _current_app.get()
 
 
 @contextmanager
-def running(app: App, run: RunContext | None = None) -> Iterator[None]:
+def running(app: RunningApp, run: RunContext | None = None) -> Iterator[None]:
     """Make ``app`` (and ``run``, if given) current for the duration of the block."""
     app_token = _current_app.set(app)
     run_token = _current_run.set(run) if run is not None else None

@@ -7,8 +7,6 @@ at once, a volume whose folder does not exist; the job process then finds the fo
 ``SIMULO_VOLUME_<NAME>`` (the SDK's variable). :attr:`Volume.path` reads that variable, else the folder
 itself, so a job function called in-process works too. While ``simulo run`` only lists jobs (discovery),
 ``path`` is not available, as in the SDK.
-
-This module also exports the public ``simulo.callbacks`` module (its ``CommitVolume`` commits a volume).
 """
 
 from __future__ import annotations
@@ -19,10 +17,9 @@ from pathlib import Path
 
 from simulo import errors
 from simulo.errors import SimuloValueError
-from simulo.platform import callbacks
 from simulo.platform.discovery import in_discovery_mode
 
-__all__ = ["ENV_VOLUMES_DIR", "Volume", "callbacks", "volume_env_key", "volumes_root"]
+__all__ = ["ENV_VOLUMES_DIR", "Volume", "volume_env_key", "volumes_root"]
 
 ENV_VOLUMES_DIR = "SIMULO_VOLUMES_DIR"
 _NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")

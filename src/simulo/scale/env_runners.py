@@ -21,7 +21,7 @@ the batch is the same bytes for any number of actors (:mod:`simulo.rl.training.c
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -34,13 +34,36 @@ from simulo.rl.training.collector import (
     weights_nbytes,
 )
 from simulo.rl.training.sharded_update import LossSettings, ShardGradient
+from simulo.scale.sweep import Shard
 
-if TYPE_CHECKING:
-    from simulo.scale.ray_env import RayLearningEnv
+
+class RolloutActors(Protocol):
+    """The actors of a sharded environment, as env runners use them (a
+    :class:`~simulo.scale.ray_env.RayLearningEnv` is one)."""
+
+    num_envs: int
+    """Environments of the whole batch."""
+    shards: list[Shard]
+    """The environments of each actor, in environment order."""
+    rollout_layout: list[Shard]
+    """The rollout shards (each with its own random streams), in environment order."""
+
+    def put(self, value: Any) -> Any:
+        """Put ``value`` into Ray's object store once, for every actor to read; its reference."""
+        ...
+
+    def call_actors(self, name: str, args: list[tuple[Any, ...]], what: str) -> list[Any]:
+        """Call Ray method ``name`` on every actor with its own ``args``; the answers in shard order."""
+        ...
+
+    def call_channels(self, name: str, args: list[tuple[Any, ...]], what: str) -> list[Any]:
+        """Call method ``name`` of every actor with its own ``args`` over the direct channels; the answers in
+        shard order."""
+        ...
 
 
 class RayCollector:
-    """A :class:`~simulo.rl.training.collector.Collector` over a :class:`RayLearningEnv`'s actors.
+    """A :class:`~simulo.rl.training.collector.Collector` over a sharded environment's actors.
 
     Args:
         env: The sharded environment; its actors become the env runners.
@@ -51,7 +74,7 @@ class RayCollector:
         WorkerError: An actor died.
     """
 
-    def __init__(self, env: RayLearningEnv, package: PolicyPackage, seed: int) -> None:
+    def __init__(self, env: RolloutActors, package: PolicyPackage, seed: int) -> None:
         self._env = env
         args = []
         for group in env.shards:

@@ -36,9 +36,9 @@ def test_an_isolated_camera_shows_its_own_box_only_and_restores_the_colours(engi
     assert red.sum() > 0 and red_shared.sum() > red.sum()  # the neighbours show up only when not isolated
     assert frames.labels is not None and set(np.unique(frames.labels[0])) == {0, 1, 2}  # sky 0, plane 1, boxes 2
     assert frames.depth is not None and frames.depth[0, 16, 16] == pytest.approx(0.9, abs=1e-3)
-    world = engine.worlds[0]
-    for _, body in engine.batches[0].handles:  # every box is drawn again afterwards
-        assert all(rgba[3] == 1.0 for _, _, rgba in world.visual_colors(body))
+    world = engine.layout.worlds[0]
+    for _, body in engine.layout.env_objects[0]:  # every box is drawn again afterwards
+        assert all(rgba[3] == 1.0 for _, _, rgba in world.sensing.visual_colors(body))
 
 
 def test_rays_pass_through_the_neighbours_bodies(engine) -> None:

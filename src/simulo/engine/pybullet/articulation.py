@@ -11,16 +11,16 @@ reports the base at its centre of mass, so the base's inertial offset is applied
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from simulo.engine.base import EnvIds, JointInfo, RigidBatch
+from simulo.engine.pybullet.articulation_sensing import ArticulationSensing
 from simulo.engine.pybullet.commands import JointCommander
 from simulo.engine.pybullet.dynamics import ArticulationDynamics
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
-from simulo.engine.pybullet.sensing import ArticulationSensing
-from simulo.engine.pybullet.world import PyBulletWorld, Vec3, invert_transform, multiply_transforms, rotation_matrix
+from simulo.engine.pybullet.world import Handle, PyBulletWorld, Vec3, invert_transform, multiply_transforms
 from simulo.errors import AssetError, SimuloValueError
 
 
@@ -58,12 +58,14 @@ def _in_order(names: Sequence[str], order: Sequence[str]) -> list[int]:
     return sorted(range(len(names)), key=lambda k: (rank.get(names[k], len(rank)), k))
 
 
-class PyBulletArticulationBatch(JointCommander, ArticulationSensing, ArticulationDynamics):
+class PyBulletArticulationBatch:
     """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
 
-    Joint commands (:meth:`apply`) come from :class:`~simulo.engine.pybullet.commands.JointCommander`, the
-    dynamics queries (Jacobians, mass matrices, gravity torques) from
-    :class:`~simulo.engine.pybullet.dynamics.ArticulationDynamics`.
+    The batch reads and writes state and edits the model itself, and hands the rest to three collaborators, each
+    given the handles and the PyBullet indices it needs: joint commands (:meth:`apply`) to a
+    :class:`~simulo.engine.pybullet.commands.JointCommander`, contact forces and joint wrenches to an
+    :class:`~simulo.engine.pybullet.articulation_sensing.ArticulationSensing`, and the dynamics queries (Jacobians,
+    mass matrices, gravity torques) to an :class:`~simulo.engine.pybullet.dynamics.ArticulationDynamics`.
 
     Args:
         handles: ``(world, body id)`` of each environment's copy, in environment order.
@@ -76,7 +78,7 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         AssetError: The model has spherical or planar joints.
     """
 
-    def __init__(self, handles: list[tuple[PyBulletWorld, int]], fixed_base: bool,
+    def __init__(self, handles: list[Handle], fixed_base: bool,
                  order: tuple[Sequence[str], Sequence[str]] | None = None) -> None:
         self.handles = handles
         self._fixed_base = fixed_base
@@ -103,28 +105,14 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
         self._frame_readers: dict[int, list[Callable[[], list[float]]]] = {}
         self._body_names = [world.base_link_name(body)] + [all_joints[link].link_name for link in links]
         self.num_links = len(all_joints)
-        #: whether the columns differ from PyBullet's DOF order; then ``_dof[c]`` is column c's PyBullet DOF
-        #: and ``_col_of_dof`` its inverse (q in PyBullet's DOF order is ``q[_col_of_dof]``)
-        self._reordered = self.joint_indices != sorted(self.joint_indices)
-        self._dof = np.argsort(np.argsort(self.joint_indices))
-        self._col_of_dof = np.argsort(self.joint_indices)
         off_pos, off_quat = world.inertial_offset(body, -1)
         self._base_off = np.array([*off_pos, *off_quat])
         self._base_off_identity = bool(np.array_equal(self._base_off, [0, 0, 0, 1, 0, 0, 0]))
         self._base_off_inverse = invert_transform(off_pos, off_quat)
-        self._zeros = [0.0] * len(self._joints)
-        # each link's centre of mass as PyBullet's calculateJacobian wants the point: from the link frame's
-        # origin, in the axes of the link's inertial frame
-        self._com_points: list[list[float]] = []
-        for link in range(self.num_links):
-            pos, quat = world.inertial_offset(body, link)
-            self._com_points.append((rotation_matrix(quat).T @ np.asarray(pos)).tolist())
-        #: whether PyBullet has built (and cached) its inverse-dynamics tree, and whether a mass changed since
-        self._tree_built = False
-        self._masses_edited = False
-        self._ft_enabled: set[int] = set()
-        super().__init__(handles, self.joint_indices)
-        self.disable_motors(range(len(handles)))
+        self._commands = JointCommander(handles, self.joint_indices)
+        self._sensing = ArticulationSensing(handles, self.body_links)
+        self._dynamics = ArticulationDynamics(handles, self.joint_indices, self.body_links)
+        self._commands.disable_motors(range(len(handles)))
 
     @property
     def num_envs(self) -> int:
@@ -145,6 +133,57 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
     def body_names(self) -> list[str]:
         """Body names: the root link, then every other link in the URDF's document order."""
         return self._body_names
+
+    @property
+    def mode(self) -> np.ndarray:
+        """Each joint's current control mode (num_envs, num_joints), :class:`~simulo.engine.base.ControlMode`
+        values."""
+        return self._commands.mode
+
+    # -- commands ------------------------------------------------------------------------------------
+    @property
+    def reports_all_efforts(self) -> bool:
+        """See :attr:`simulo.engine.pybullet.commands.JointCommander.reports_all_efforts`."""
+        return self._commands.reports_all_efforts
+
+    def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
+              position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
+        """Send one step's commands; see :meth:`simulo.engine.base.ArticulationBatch.apply`."""
+        self._commands.apply(mode, position, velocity, force, position_gain, velocity_gain, torque)
+
+    def apply_positions(self, position: np.ndarray) -> None:
+        """Send the last :meth:`apply`'s position motors again with new targets."""
+        self._commands.apply_positions(position)
+
+    def apply_efforts(self, effort: np.ndarray) -> None:
+        """Send the last :meth:`apply`'s torques again with new values."""
+        self._commands.apply_efforts(effort)
+
+    def disable_motors(self, env_ids: Iterable[int], joints: list[int] | None = None) -> None:
+        """Switch the motors of some joint columns (all when ``None``) off in ``env_ids``: passive joints."""
+        self._commands.disable_motors(env_ids, joints)
+
+    # -- sensing -------------------------------------------------------------------------------------
+    def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:
+        """Net world-frame contact force on each body (num_envs, len(bodies), 3), from ``other`` or anything."""
+        return self._sensing.contact_forces(bodies, other)
+
+    def joint_wrenches(self, bodies: Sequence[int]) -> np.ndarray:
+        """The parent-to-body joint wrench of each non-root body (num_envs, len(bodies), 6), body frame."""
+        return self._sensing.joint_wrenches(bodies)
+
+    # -- dynamics ------------------------------------------------------------------------------------
+    def jacobians(self, bodies: Sequence[int], q: np.ndarray) -> np.ndarray:
+        """Jacobians (num_envs, len(bodies), 6, num_joints) of the bodies' link-frame origins, world axes."""
+        return self._dynamics.jacobians(bodies, q)
+
+    def mass_matrices(self, q: np.ndarray) -> np.ndarray:
+        """Joint-space mass matrices (num_envs, num_joints, num_joints)."""
+        return self._dynamics.mass_matrices(q)
+
+    def gravity_torques(self, q: np.ndarray) -> np.ndarray:
+        """Joint efforts that hold the robot still against gravity at ``q`` (num_envs, num_joints)."""
+        return self._dynamics.gravity_torques(q)
 
     # -- state -------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
@@ -266,7 +305,7 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
     # -- model edits ---------------------------------------------------------------------------------
     def scale_masses(self, factor: float) -> None:
         """Multiply every link mass by ``factor``."""
-        self._masses_edited = self._masses_edited or self._tree_built
+        self._dynamics.masses_changed()
         for w, b in self.handles:
             for link in range(-1, self.num_links):
                 _set_mass(w, b, link, w.mass(b, link) * factor)
@@ -290,7 +329,7 @@ class PyBulletArticulationBatch(JointCommander, ArticulationSensing, Articulatio
 
     def set_link_masses(self, env_ids: EnvIds, masses: np.ndarray) -> None:
         """Set the body masses (len(env_ids), B) of the copies of ``env_ids``."""
-        self._masses_edited = self._masses_edited or self._tree_built
+        self._dynamics.masses_changed()
         for k, i in enumerate(env_ids):
             w, b = self.handles[i]
             for body, link in enumerate(self.body_links):

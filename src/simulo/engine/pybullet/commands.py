@@ -14,21 +14,19 @@ from typing import Any
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.engine.pybullet.world import PyBulletWorld
+from simulo.engine.pybullet.world import Handle
 
 _PASSIVE = int(ControlMode.PASSIVE)
 _POSITION = int(ControlMode.POSITION_MOTOR)
 _VELOCITY = int(ControlMode.VELOCITY_MOTOR)
 _TORQUE = int(ControlMode.TORQUE)
 
-Handle = tuple[PyBulletWorld, int]
 #: One entry of a plan: (row/column index into a (num_envs, num_joints) array, PyBullet joints, handles).
 _Commands = tuple[Any, list[int], list[Handle]]
 
 
 class JointCommander:
-    """Sends the joint commands of one batch; remembers each joint's current mode (the command half of
-    :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`).
+    """Sends the joint commands of one articulation batch; remembers each joint's current mode.
 
     Args:
         handles: ``(world, body id)`` per environment.
@@ -36,8 +34,8 @@ class JointCommander:
     """
 
     def __init__(self, handles: list[Handle], joint_indices: list[int]) -> None:
-        self.handles = handles
-        self.joint_indices = joint_indices
+        self._handles = handles
+        self._joint_indices = joint_indices
         self.mode = np.zeros((len(handles), len(joint_indices)), dtype=np.int8)
         self._mode_key = self.mode.tobytes()  # ``mode`` as bytes, kept with it
         self._plan_key: bytes | None = None  # the mode array the cached command plan was built for
@@ -60,12 +58,12 @@ class JointCommander:
 
     def disable_motors(self, env_ids: Iterable[int], joints: list[int] | None = None) -> None:
         """Switch the motors of some joint columns (all when ``None``) off in ``env_ids``: passive joints."""
-        cols = list(range(len(self.joint_indices))) if joints is None else list(joints)
+        cols = list(range(len(self._joint_indices))) if joints is None else list(joints)
         if not cols:
             return
-        idx = [self.joint_indices[j] for j in cols]
+        idx = [self._joint_indices[j] for j in cols]
         for i in env_ids:
-            w, b = self.handles[i]
+            w, b = self._handles[i]
             w.disable_motors(b, idx)
             self.mode[i, cols] = _PASSIVE
         self._mode_key = self.mode.tobytes()
@@ -156,7 +154,7 @@ class JointCommander:
         for i, row in enumerate(mode):
             groups.setdefault(row.tobytes(), []).append(i)
         plan: dict[int, list[_Commands]] = {_POSITION: [], _VELOCITY: [], _TORQUE: []}
-        num_envs = len(self.handles)
+        num_envs = len(self._handles)
         for envs in groups.values():
             row = mode[envs[0]]
             for kind, commands in plan.items():
@@ -169,8 +167,8 @@ class JointCommander:
                     index = (slice(None), slice(int(cols[0]), int(cols[-1]) + 1) if contiguous else cols)
                 else:
                     index = np.ix_(np.asarray(envs), cols)
-                joints = [self.joint_indices[j] for j in cols.tolist()]
-                commands.append((index, joints, [self.handles[i] for i in envs]))
+                joints = [self._joint_indices[j] for j in cols.tolist()]
+                commands.append((index, joints, [self._handles[i] for i in envs]))
         self._plan = plan
         self._plan_key = key
         self._position_views = None

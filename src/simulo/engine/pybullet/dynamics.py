@@ -10,25 +10,44 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from simulo.engine.base import JointInfo
-from simulo.engine.pybullet.world import PyBulletWorld, multiply_transforms, rotation_matrix
+from simulo.engine.pybullet.world import Handle, PyBulletWorld, multiply_transforms, rotation_matrix
 
 
 class ArticulationDynamics:
-    """Jacobians, mass matrices and gravity torques (the dynamics half of
-    :class:`~simulo.engine.pybullet.articulation.PyBulletArticulationBatch`, which sets these attributes)."""
+    """Jacobians, mass matrices and gravity torques of one articulation batch; remembers whether PyBullet's
+    inverse-dynamics tree was built, and whether a mass changed since.
 
-    handles: list[tuple[PyBulletWorld, int]]
-    body_links: list[int]
-    num_links: int
-    _joints: list[JointInfo]
-    _reordered: bool
-    _dof: np.ndarray
-    _col_of_dof: np.ndarray
-    _zeros: list[float]
-    _com_points: list[list[float]]
-    _tree_built: bool
-    _masses_edited: bool
+    Args:
+        handles: ``(world, body id)`` per environment.
+        joint_indices: PyBullet joint index of each joint column.
+        body_links: PyBullet link index of each body (-1: the root).
+    """
+
+    def __init__(self, handles: list[Handle], joint_indices: list[int], body_links: list[int]) -> None:
+        self._handles = handles
+        self._body_links = body_links
+        self._num_joints = len(joint_indices)
+        self._num_links = len(body_links) - 1
+        #: whether the columns differ from PyBullet's DOF order; then ``_dof[c]`` is column c's PyBullet DOF
+        #: and ``_col_of_dof`` its inverse (q in PyBullet's DOF order is ``q[_col_of_dof]``)
+        self._reordered = joint_indices != sorted(joint_indices)
+        self._dof = np.argsort(np.argsort(joint_indices))
+        self._col_of_dof = np.argsort(joint_indices)
+        self._zeros = [0.0] * self._num_joints
+        # each link's centre of mass as PyBullet's calculateJacobian wants the point: from the link frame's
+        # origin, in the axes of the link's inertial frame
+        world, body = handles[0]
+        self._com_points: list[list[float]] = []
+        for link in range(self._num_links):
+            pos, quat = world.inertial_offset(body, link)
+            self._com_points.append((rotation_matrix(quat).T @ np.asarray(pos)).tolist())
+        #: whether PyBullet has built (and cached) its inverse-dynamics tree, and whether a mass changed since
+        self._tree_built = False
+        self._masses_edited = False
+
+    def masses_changed(self) -> None:
+        """Note that link masses changed: once PyBullet's tree is built, mass matrices are summed from the links."""
+        self._masses_edited = self._masses_edited or self._tree_built
 
     def jacobians(self, bodies: Sequence[int], q: np.ndarray) -> np.ndarray:
         """Jacobians (num_envs, len(bodies), 6, num_joints) of the bodies' link-frame origins, world axes.
@@ -40,18 +59,18 @@ class ArticulationDynamics:
         axes of the base's centre-of-mass frame, so the result is rotated into world axes here.
         """
         self._tree_built = True
-        n = len(self._joints)
-        out = np.zeros((len(self.handles), len(bodies), 6, n))
+        n = self._num_joints
+        out = np.zeros((len(self._handles), len(bodies), 6, n))
         zeros = self._zeros
         if self._reordered:
             q = q[:, self._col_of_dof]
-        for i, (w, b) in enumerate(self.handles):
+        for i, (w, b) in enumerate(self._handles):
             qi = q[i].tolist()
             rot = rotation_matrix(w.base_pose(b)[1])
             for k, body in enumerate(bodies):
                 if body == 0:
                     continue
-                lin, ang = w.jacobian(b, self.body_links[body], [0.0, 0.0, 0.0], qi, zeros)
+                lin, ang = w.jacobian(b, self._body_links[body], [0.0, 0.0, 0.0], qi, zeros)
                 out[i, k, :3] = rot @ lin[:, -n:]
                 out[i, k, 3:] = rot @ ang[:, -n:]
         if self._reordered:
@@ -66,11 +85,11 @@ class ArticulationDynamics:
         summed from the links instead: ``sum(m Jv^T Jv + Jw^T I Jw)`` over the centre-of-mass Jacobians.
         """
         self._tree_built = True
-        n = len(self._joints)
-        out = np.empty((len(self.handles), n, n))
+        n = self._num_joints
+        out = np.empty((len(self._handles), n, n))
         if self._reordered:
             q = q[:, self._col_of_dof]
-        for i, (w, b) in enumerate(self.handles):
+        for i, (w, b) in enumerate(self._handles):
             if self._masses_edited:
                 out[i] = self._summed_mass_matrix(w, b, q[i].tolist())
             else:
@@ -81,11 +100,11 @@ class ArticulationDynamics:
 
     def _summed_mass_matrix(self, w: PyBulletWorld, b: int, q: list[float]) -> np.ndarray:
         """The mass matrix summed over the links, rows and columns (and ``q``) in PyBullet's DOF order."""
-        n = len(self._joints)
+        n = self._num_joints
         out = np.zeros((n, n))
         base_rot = rotation_matrix(w.base_pose(b)[1])
-        frames = np.asarray(w.link_frames(b, list(range(self.num_links))) if self.num_links else []).reshape(-1, 7)
-        for link in range(self.num_links):
+        frames = np.asarray(w.link_frames(b, list(range(self._num_links))) if self._num_links else []).reshape(-1, 7)
+        for link in range(self._num_links):
             mass = w.mass(b, link)
             lin, ang = w.jacobian(b, link, self._com_points[link], q, self._zeros)
             jv, jw = lin[:, -n:], ang[:, -n:]
@@ -104,15 +123,15 @@ class ArticulationDynamics:
         a fixed base and refuses a floating base given joint positions only.
         """
         self._tree_built = True
-        n = len(self._joints)
-        out = np.zeros((len(self.handles), n))
+        n = self._num_joints
+        out = np.zeros((len(self._handles), n))
         zeros = self._zeros
         if self._reordered:
             q = q[:, self._col_of_dof]
-        for i, (w, b) in enumerate(self.handles):
+        for i, (w, b) in enumerate(self._handles):
             qi = q[i].tolist()
             g_base = rotation_matrix(w.base_pose(b)[1]).T @ np.asarray(w.gravity)
-            for link in range(self.num_links):
+            for link in range(self._num_links):
                 mass = w.mass(b, link)
                 if mass == 0.0:
                     continue

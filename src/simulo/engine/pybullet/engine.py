@@ -19,28 +19,26 @@ import numpy as np
 
 from simulo.authoring.checked_urdf import checked_model
 from simulo.engine.base import ArticulationBatch, CameraFrames, Engine, EngineFactory, EnvIds, RayHits, RigidBatch
-from simulo.engine.pybullet import sensing
 from simulo.engine.pybullet.articulation import PyBulletArticulationBatch
+from simulo.engine.pybullet.layout import WorldLayout
 from simulo.engine.pybullet.rigid import PyBulletRigidBatch
+from simulo.engine.pybullet.sensing import SceneSensing
 from simulo.engine.pybullet.world import PyBulletWorld
 from simulo.errors import SimuloValueError
 
 #: Default bound on environments per world, chosen with benchmarks/robot_throughput.py.
 DEFAULT_ENVS_PER_WORLD = 16
 
-#: Largest bound: environments sharing a world are kept apart with one collision-filter bit each.
+#: Largest bound: environments sharing a world are kept apart with one collision-filter bit each
+#: (:mod:`.layout`).
 MAX_ENVS_PER_WORLD = 28
-
-#: Collision group of PyBullet's static objects (the shared ground plane keeps it).
-_STATIC_GROUP = sensing.STATIC_GROUP
-
-#: The collision group of rays (Bullet's default filter): an environment's bodies accept it so that its rays,
-#: which carry its own bit as their mask, hit them. No body of a shared world is left in this group.
-_RAY_GROUP = 1
 
 
 class PyBulletEngine:
     """The PyBullet worlds of one simulation (implements :class:`simulo.engine.base.Engine`).
+
+    The worlds and the bodies built in them are kept in a :class:`~simulo.engine.pybullet.layout.WorldLayout`;
+    cameras and rays are a :class:`~simulo.engine.pybullet.sensing.SceneSensing` over that layout.
 
     Args:
         num_envs: Number of environments.
@@ -55,51 +53,52 @@ class PyBulletEngine:
 
     default_envs_per_world: ClassVar[int] = DEFAULT_ENVS_PER_WORLD
     max_envs_per_world: ClassVar[int] = MAX_ENVS_PER_WORLD
+    # Bullet multiplies two shapes' friction coefficients; 50 is PyBullet's own numSolverIterations
+    friction_rule: ClassVar[str] = "multiply"
+    default_solver_iterations: ClassVar[int] = 50
 
     def __init__(self, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
                  envs_per_world: int = DEFAULT_ENVS_PER_WORLD, solver_iterations: int | None = None) -> None:
         if not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD:
             raise SimuloValueError(f"envs_per_world must be between 1 and {MAX_ENVS_PER_WORLD}, got {envs_per_world}")
-        self._num_envs = num_envs
-        self.envs_per_world = envs_per_world
         n_worlds = -(-num_envs // envs_per_world)
-        self.worlds = [PyBulletWorld(dt, gravity, solver_iterations) for _ in range(n_worlds)]
-        self.env_world = [self.worlds[i // envs_per_world] for i in range(num_envs)]
-        self._steppers = [world.stepper for world in self.worlds]
-        #: the articulation and rigid batches, whose ``handles`` hold each environment's body
-        self.batches: list[PyBulletArticulationBatch | PyBulletRigidBatch] = []
-        #: ``(world, body)`` of every object built, in build order (its label is its place, from 1)
-        self.objects: list[list[tuple[PyBulletWorld, int]]] = []
-        #: labels of the planes and height fields (what terrain-only rays hit)
-        self.terrain_labels: set[int] = set()
+        #: the worlds, which environment each holds, and every object built in them
+        self.layout = WorldLayout(num_envs, envs_per_world,
+                                  [PyBulletWorld(dt, gravity, solver_iterations) for _ in range(n_worlds)])
+        self._steppers = [world.stepper for world in self.layout.worlds]
+        self._sensing = SceneSensing(self.layout)
 
     @property
     def num_envs(self) -> int:
         """Number of environments."""
-        return self._num_envs
+        return self.layout.num_envs
+
+    @property
+    def env_world(self) -> list[PyBulletWorld]:
+        """The PyBullet client of each environment."""
+        return self.layout.env_world
 
     @property
     def num_worlds(self) -> int:
         """Number of PyBullet clients."""
-        return len(self.worlds)
+        return len(self.layout.worlds)
 
     def add_plane(self, height: float, friction: float | None, restitution: float | None,
                   contact: tuple[float, float] | None = None) -> None:
         """Add a ground plane to every world (``contact``: PyBullet's contact stiffness and damping)."""
-        self.objects.append([(world, world.add_plane(height, friction, restitution, contact))
-                             for world in self.worlds])
-        self.terrain_labels.add(len(self.objects))
+        self.layout.add_terrain([(world, world.add_plane(height, friction, restitution, contact))
+                                 for world in self.layout.worlds])
 
     def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
                         restitution: float | None) -> None:
         """Add the same static height field to every world."""
-        self.objects.append([(world, world.add_heightfield(heights, cell_size, pose[:3].tolist(), pose[3:],
-                                                           friction, restitution)) for world in self.worlds])
-        self.terrain_labels.add(len(self.objects))
+        self.layout.add_terrain([(world, world.add_heightfield(heights, cell_size, pose[:3].tolist(), pose[3:],
+                                                               friction, restitution))
+                                 for world in self.layout.worlds])
 
     def gravity(self) -> np.ndarray:
         """Gravity of every environment (num_envs, 3): its world's."""
-        return np.array([world.gravity for world in self.env_world], dtype=np.float64)
+        return np.array([world.gravity for world in self.layout.env_world], dtype=np.float64)
 
     def set_gravity(self, env_ids: EnvIds, gravity: np.ndarray) -> None:
         """Set the gravity of ``env_ids``; PyBullet keeps one gravity per world (client).
@@ -108,30 +107,21 @@ class PyBulletEngine:
             SimuloValueError: The request would leave two gravities in one world: environments that share a
                 world (``envs_per_world > 1``) must be given the same value together.
         """
+        per = self.layout.envs_per_world
         wanted = self.gravity()
         wanted[np.asarray(env_ids, dtype=np.int64)] = gravity
-        for w in range(len(self.worlds)):
-            rows = wanted[w * self.envs_per_world:(w + 1) * self.envs_per_world]
+        for w in range(len(self.layout.worlds)):
+            rows = wanted[w * per:(w + 1) * per]
             if not (rows == rows[0]).all():
-                first = w * self.envs_per_world
+                first = w * per
                 raise SimuloValueError(
                     f"the PyBullet engine keeps one gravity per world, and environments {first}.."
                     f"{first + len(rows) - 1} share world {w}; give them all the same gravity, or build the "
                     f"simulation with envs_per_world=1 (asked for {np.unique(rows, axis=0).tolist()})")
-        for w, world in enumerate(self.worlds):
-            g = wanted[w * self.envs_per_world]
+        for w, world in enumerate(self.layout.worlds):
+            g = wanted[w * per]
             if tuple(float(v) for v in g) != world.gravity:
                 world.set_gravity(g.tolist())
-
-    def _isolate(self, env: int, body: int) -> None:
-        """Keep an environment's body from touching other environments' bodies in the same world.
-
-        Environment ``k`` of a world gets its own collision-filter bit and collides with its own bodies
-        and with the shared static ground. A world holding one environment is left untouched.
-        """
-        if self.envs_per_world > 1 and self.num_envs > 1:
-            bit = sensing.env_bit(env % self.envs_per_world)
-            self.env_world[env].set_collision_group(body, bit, bit | _STATIC_GROUP | _RAY_GROUP)
 
     def add_articulation(self, path: str | os.PathLike[str], poses: np.ndarray, fixed_base: bool, scale: float = 1.0,
                          self_collision: bool = False, inertia_from_file: bool = True,
@@ -156,7 +146,7 @@ class PyBulletEngine:
         # (PyBullet link index, diagonal) of each link to set: the same for every copy, found on the first
         overrides: list[tuple[int, tuple[float, float, float]]] | None = None
         for i in range(self.num_envs):
-            world = self.env_world[i]
+            world = self.layout.env_world[i]
             body = world.load_urdf(path, poses[i, :3], poses[i, 3:], fixed_base, scale, self_collision,
                                    drawn_envs is None or i < drawn_envs)
             if overrides is None:
@@ -167,10 +157,10 @@ class PyBulletEngine:
                              for name, d in inertias.items() if name in links]
             for link, diagonal in overrides:
                 world.set_dynamics(body, link, inertia_diagonal=diagonal)
-            self._isolate(i, body)
+            self.layout.isolate(i, body)
             handles.append((world, body))
         batch = PyBulletArticulationBatch(handles, fixed_base, _document_order(path))
-        self._register(batch)
+        self.layout.add_env_object(batch.handles)
         return batch
 
     def add_rigid(self, kind: str, dims: Sequence[float], mass: float, poses: np.ndarray,
@@ -178,12 +168,12 @@ class PyBulletEngine:
         """Create one single-body shape per environment (``mass`` 0: static)."""
         handles = []
         for i in range(self.num_envs):
-            world = self.env_world[i]
+            world = self.layout.env_world[i]
             body = world.add_shape(kind, dims, mass, poses[i, :3], poses[i, 3:], color)
-            self._isolate(i, body)
+            self.layout.isolate(i, body)
             handles.append((world, body))
-        batch = PyBulletRigidBatch(handles, kind, dims, color, self._isolate)
-        self._register(batch)
+        batch = PyBulletRigidBatch(handles, kind, dims, color, self.layout.isolate)
+        self.layout.add_env_object(batch.handles)  # the batch's own list: a rebuilt body replaces its entry
         return batch
 
     def add_welds(self, articulation: ArticulationBatch, body: int) -> PyBulletWeldBatch:
@@ -198,23 +188,19 @@ class PyBulletEngine:
             raise SimuloValueError(f"PyBullet welds start from a PyBullet robot, got {type(articulation).__name__}")
         return PyBulletWeldBatch(articulation, body)
 
-    def _register(self, batch: PyBulletArticulationBatch | PyBulletRigidBatch) -> None:
-        self.batches.append(batch)
-        self.objects.append(batch.handles)  # the batch's own list: a rebuilt body replaces its entry
-
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
         """RGB image (height, width, 3) of the world holding environment ``env`` (world coordinates)."""
-        return self.env_world[env].render(width, height, eye, target)
+        return self.layout.env_world[env].sensing.render(width, height, eye, target)
 
     def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
                        near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
         """TinyRenderer images of cameras in the worlds of ``env_ids`` (see :mod:`.sensing`)."""
-        return sensing.render_cameras(self, env_ids, poses, width, height, fov_y_deg, near, far, depth=depth,
-                                      labels=labels, isolate=isolate)
+        return self._sensing.render_cameras(env_ids, poses, width, height, fov_y_deg, near, far, depth=depth,
+                                            labels=labels, isolate=isolate)
 
     def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:
         """``rayTestBatch`` per world, each environment's rays filtered to its own bodies (see :mod:`.sensing`)."""
-        return sensing.cast_rays(self, env_ids, starts, ends, terrain_only)
+        return self._sensing.cast_rays(env_ids, starts, ends, terrain_only)
 
     def step(self) -> None:
         """Advance every world by one time step."""
@@ -223,7 +209,7 @@ class PyBulletEngine:
 
     def close(self) -> None:
         """Disconnect every world."""
-        for world in self.worlds:
+        for world in self.layout.worlds:
             world.close()
 
 

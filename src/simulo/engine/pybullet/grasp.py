@@ -53,19 +53,19 @@ class PyBulletWeldBatch:
             held_world, held = other.handles[env]
             if held_world is not world:
                 raise SimuloValueError(f"environment {env}'s robot and object live in different PyBullet worlds")
-            self._ids[env] = world.weld(robot, self._link, held, MAX_WELD_FORCE)
+            self._ids[env] = world.welds.weld(robot, self._link, held, MAX_WELD_FORCE)
 
     def detach(self, env_ids: EnvIds) -> None:
         """Remove the constraints of ``env_ids`` (those already off are skipped)."""
         for env in [int(i) for i in env_ids]:
             uid = int(self._ids[env])
             if uid >= 0:
-                self._robot.handles[env][0].unweld(uid)
+                self._robot.handles[env][0].welds.unweld(uid)
                 self._ids[env] = -1
 
     def forces(self) -> np.ndarray:
         """Force (num_envs, 3) each weld applied to its held object in the last step, world axes, N."""
         out = np.zeros((self.num_envs, 3))
         for env in np.flatnonzero(self._ids >= 0).tolist():
-            out[env] = self._robot.handles[env][0].weld_load(int(self._ids[env]))
+            out[env] = self._robot.handles[env][0].welds.weld_load(int(self._ids[env]))
         return out

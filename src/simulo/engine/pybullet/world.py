@@ -1,8 +1,9 @@
 """One PyBullet DIRECT client ("world"): the one owner of every PyBullet call simulo makes.
 
-No other module calls ``pybullet`` but its imaging and sensing half, :mod:`.world_sensing` (the batches
-in :mod:`simulo.engine.pybullet` call methods of this class, as panda-gym's ``PyBullet`` class owns its
-client). Quaternions cross the boundary here: simulo is w-first
+No other module calls ``pybullet`` but the world's two collaborators, its imaging and sensing calls
+(:mod:`.world_sensing`, held as :attr:`PyBulletWorld.sensing`) and its welds (:mod:`.world_welds`, held as
+:attr:`PyBulletWorld.welds`). The batches in :mod:`simulo.engine.pybullet` call methods of the world and of
+these, as panda-gym's ``PyBullet`` class owns its client. Quaternions cross the boundary here: simulo is w-first
 ``(qw, qx, qy, qz)``, PyBullet is ``(x, y, z, w)``; :func:`to_pb_quat` and :func:`from_pb_quat` are the one
 place that converts, and every method takes and returns w-first quaternions.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 import pybullet as p
@@ -74,7 +74,7 @@ def cone_mesh(radius: float, height: float, sides: int = 32) -> tuple[list[list[
     return vertices, indices
 
 
-class PyBulletWorld(WorldSensing, WorldWelds):
+class PyBulletWorld:
     """A PyBullet physics client in DIRECT mode (no window, CPU only).
 
     Bodies are PyBullet body ids; links are PyBullet link indices (-1 is the base); joints are PyBullet
@@ -98,9 +98,10 @@ class PyBulletWorld(WorldSensing, WorldWelds):
         self._closed = False
         #: advances this client by one time step (``stepSimulation``, bound)
         self.stepper: Callable[[], None] = functools.partial(p.stepSimulation, physicsClientId=self.cid)
-        #: the last camera's inputs and its (view, projection) matrices: a fixed camera reuses them
-        self._camera_key: tuple[Any, ...] | None = None
-        self._camera_matrices: tuple[Any, Any] = ((), ())
+        #: images, visual colours, rays, contact forces and joint force sensors of this client
+        self.sensing = WorldSensing(self.cid)
+        #: fixed constraints between a robot link and a rigid body, and their loads
+        self.welds = WorldWelds(self.cid)
 
     # -- spawning ----------------------------------------------------------------------------------
     def add_plane(self, height: float, friction: float | None, restitution: float | None,
@@ -392,3 +393,7 @@ class PyBulletWorld(WorldSensing, WorldWelds):
         if not self._closed:
             p.disconnect(physicsClientId=self.cid)
             self._closed = True
+
+
+#: A body in its world: ``(world, PyBullet body id)``.
+Handle = tuple[PyBulletWorld, int]

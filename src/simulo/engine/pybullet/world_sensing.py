@@ -1,6 +1,7 @@
 """The imaging and sensing calls of a PyBullet world: images, visual colours, rays, contact and joint forces.
 
-A base of :class:`~simulo.engine.pybullet.world.PyBulletWorld` (together the one owner of every PyBullet call).
+Held by :class:`~simulo.engine.pybullet.world.PyBulletWorld` as its ``sensing`` (together the one owner of every
+PyBullet call).
 """
 
 from __future__ import annotations
@@ -28,13 +29,17 @@ def _rgb_index(height: int, width: int) -> np.ndarray:
 
 
 class WorldSensing:
-    """Images, visual colours, rays, contact forces and joint force sensors of one PyBullet client."""
+    """Images, visual colours, rays, contact forces and joint force sensors of one PyBullet client.
 
-    #: the PyBullet client id
-    cid: int
-    #: the last camera's inputs and its (view, projection) matrices: a fixed camera reuses them
-    _camera_key: tuple[Any, ...] | None
-    _camera_matrices: tuple[Any, Any]
+    Args:
+        cid: The PyBullet client id.
+    """
+
+    def __init__(self, cid: int) -> None:
+        self.cid = cid
+        #: the last camera's inputs and its (view, projection) matrices: a fixed camera reuses them
+        self._camera_key: tuple[Any, ...] | None = None
+        self._camera_matrices: tuple[Any, Any] = ((), ())
 
     def render(self, width: int, height: int, eye: Vec3, target: Vec3, fov_deg: float = 45.0) -> np.ndarray:
         """Draw the world with PyBullet's CPU TinyRenderer; returns RGB (height, width, 3) uint8.

@@ -1,6 +1,7 @@
 """The weld calls of a PyBullet world: fixed constraints between a robot link and a rigid body, and their loads.
 
-A base of :class:`~simulo.engine.pybullet.world.PyBulletWorld` (together the one owner of every PyBullet call).
+Held by :class:`~simulo.engine.pybullet.world.PyBulletWorld` as its ``welds`` (together the one owner of every
+PyBullet call).
 """
 
 from __future__ import annotations
@@ -9,9 +10,14 @@ import pybullet as p
 
 
 class WorldWelds:
-    """Welds of one PyBullet client (a base of :class:`~simulo.engine.pybullet.world.PyBulletWorld`)."""
+    """Welds of one PyBullet client.
 
-    cid: int
+    Args:
+        cid: The PyBullet client id.
+    """
+
+    def __init__(self, cid: int) -> None:
+        self.cid = cid
 
     def inertial_frame(self, body: int, link: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """Position and quaternion (x, y, z, w: PyBullet's order) of a link's centre-of-mass frame (``link`` -1:

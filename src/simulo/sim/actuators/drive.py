@@ -22,13 +22,6 @@ import numpy as np
 from simulo.authoring.config import ActuatorGainsConfig, MotorGainsConfig
 from simulo.sim.names import match_names
 
-try:  # the ufunc np.clip calls for float arrays with both bounds (numpy >= 2; numpy 1.x keeps it in numpy.core)
-    from numpy._core import umath as _umath
-except ImportError:  # pragma: no cover - numpy 1.x
-    from numpy.core import umath as _umath  # type: ignore[no-redef]
-
-_clip: np.ufunc = _umath.clip  # type: ignore[attr-defined]  # not in numpy's stubs
-
 if TYPE_CHECKING:
     from simulo.sim.robot_data import RobotData
 
@@ -111,9 +104,8 @@ def build_drives(joint_names: list[str], effort_limit: np.ndarray,
 class Saturation:
     """``np.clip(values, -limit, limit, out=out)`` for efforts and their limits (``limit`` >= 0, per column).
 
-    It calls the ``clip`` ufunc that np.clip itself ends in for float arrays with both bounds, so the bits are
-    np.clip's (signed zeros included: -0.0 becomes 0.0 at a zero limit), without np.clip's Python layers
-    (one ufunc call instead of np.clip's four frames, or of a ``maximum`` and a ``minimum``).
+    It calls ``ndarray.clip``, which ends in the same ``clip`` ufunc as np.clip, so the bits are np.clip's (signed
+    zeros included: -0.0 becomes 0.0 at a zero limit), without np.clip's outer Python layers.
 
     Args:
         limit: The effort limits (``inf``: none); kept, not copied.
@@ -127,7 +119,10 @@ class Saturation:
 
     def __call__(self, values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """The saturated ``values`` (into ``out`` when given)."""
-        result: np.ndarray = _clip(values, self._low, self.limit, out=out)
+        # The fastest public call (numpy 2.4, timeit, a (1, 7) array): ndarray.clip 0.88 us, against 1.2 us for
+        # np.maximum then np.minimum (which would keep -0.0) and 1.8 us for np.clip; the private ufunc it ends in,
+        # numpy._core.umath.clip, takes 0.65 us.
+        result: np.ndarray = values.clip(self._low, self.limit, out=out)
         return result
 
 
