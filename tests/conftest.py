@@ -9,6 +9,11 @@ import numpy as np
 import pytest
 
 import simulo
+from simulo.engine.mujoco.gl_backend import select_backend
+
+# MuJoCo reads MUJOCO_GL once, when it is first imported, and test modules import it as they are collected: the
+# engine's headless choice is made first, as an app's first use of the MuJoCo engine makes it.
+select_backend()
 
 #: A 2 kg box base (0.2 x 0.2 x 0.1 m) with one 0.5 kg arm on a vertical hinge at its +x edge.
 FLOATER_URDF = """<?xml version="1.0"?>

@@ -136,6 +136,9 @@ class MuJoCoEngine:
 
     default_envs_per_world: ClassVar[int] = DEFAULT_ENVS_PER_WORLD
     max_envs_per_world: ClassVar[int] = MAX_ENVS_PER_WORLD
+    # MuJoCo takes the larger of two geoms' friction; 100 is MuJoCo's own opt.iterations
+    friction_rule: ClassVar[str] = "max"
+    default_solver_iterations: ClassVar[int] = 100
 
     def __init__(self, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
                  envs_per_world: int = DEFAULT_ENVS_PER_WORLD, solver_iterations: int | None = None,
@@ -264,18 +267,20 @@ class MuJoCoEngine:
 
     def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
                        near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
-        """Images of cameras in the environments ``env_ids`` through MuJoCo's OpenGL renderer (every
-        environment is its own data, so each image shows only its own objects and the terrain, ``isolate`` or
-        not).
+        """Images of cameras in the environments ``env_ids`` through MuJoCo's OpenGL renderer. Every environment
+        is its own data, drawn with the terrain; without ``isolate`` an image also shows the objects of the other
+        environments of its world (``envs_per_world``).
 
         Raises:
             MissingDependencyError: No OpenGL context (EGL or OSMesa) can be made on this machine.
         """
         ids = [int(i) for i in env_ids]
-        self._worlds.current(set(ids))
-        rgb, dist, seg = render_cameras(self._worlds.models, self._worlds.read_datas(ids), self._geom_labels(), ids,
-                                        np.asarray(poses, dtype=float), int(width), int(height), fov_y_deg, near,
-                                        far, depth, labels)
+        neighbours = [[] if isolate else [j for j in self._chunks[i // self.envs_per_world] if j != i] for i in ids]
+        shown = set(ids).union(*neighbours)
+        self._worlds.current(shown)
+        rgb, dist, seg = render_cameras(self._worlds.models, self._worlds.read_datas(shown), self._geom_labels(), ids,
+                                        neighbours, np.asarray(poses, dtype=float), int(width), int(height),
+                                        fov_y_deg, near, far, depth, labels)
         return CameraFrames(rgb=rgb, depth=dist, labels=seg)
 
     def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:

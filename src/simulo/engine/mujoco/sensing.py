@@ -1,7 +1,8 @@
 """What sensors read from a MuJoCo engine: ray casts, contact forces, joint wrenches and camera images.
 
-Every environment is its own ``MjData``, so a ray or a camera of environment ``i`` sees only that environment's
-objects and the shared terrain: ``isolate`` holds by construction. Terrain geoms (planes, height fields) are in
+Every environment is its own ``MjData``, so a ray of environment ``i`` sees only that environment's objects and
+the shared terrain (as an isolated camera does; :mod:`simulo.engine.mujoco.camera` adds the other environments of
+the world to a camera that is not isolated). Terrain geoms (planes, height fields) are in
 geom group :data:`TERRAIN_GROUP`, which terrain-only rays select. An object's label is its place in build order
 (1-based, as :class:`simulo.engine.base.CameraFrames` says); :func:`geom_labels` maps every geom to one.
 
