@@ -213,7 +213,8 @@ def test_the_class_signature_is_built_on_first_use_and_follows_a_subclass_s_own_
     assert str(inspect.signature(ours)) == str(inspect.signature(ours)) == (
         "(name: 'str', size: 'float' = 1.0, tags: 'list[str]' = <factory>, note: 'str' = '', *, "
         "color: 'str | None' = None) -> None")
-    assert built == [6]  # once
+    assert str(inspect.signature(ours.__init__)).startswith("(self, name: 'str', size")
+    assert built == [6]  # once, for the class and its __init__
 
     class Plain(ours):  # type: ignore[misc,valid-type]
         pass
@@ -225,3 +226,22 @@ def test_the_class_signature_is_built_on_first_use_and_follows_a_subclass_s_own_
     assert str(inspect.signature(Plain)) == str(inspect.signature(ours))  # the inherited __init__'s
     assert str(inspect.signature(Own)) == "(radius: 'float') -> 'None'"  # its own
     assert Own(2.0).name == "round"
+
+
+@pytest.mark.parametrize("make", [frozen_dataclass, mutable_dataclass], ids=["frozen", "mutable"])
+def test_the_made_init_shows_the_standard_librarys_signature(make: Any) -> None:
+    """``help()`` and tools that read ``cls.__init__`` see the fields, as for the standard library's ``__init__``."""
+    ours = make(type("Shape", (), dict(BODY)))
+    theirs = dataclasses.dataclass(type("Shape", (), dict(BODY)))
+    assert str(inspect.signature(ours.__init__)) == str(inspect.signature(theirs.__init__)) == (
+        "(self, name: 'str', size: 'float' = 1.0, tags: 'list[str]' = <factory>, note: 'str' = '', *, "
+        "color: 'str | None' = None) -> None")
+    assert str(inspect.signature(ours("a").__init__)) == str(inspect.signature(ours))  # bound: no self
+    signature = inspect.signature(ours.__init__)
+    standard = inspect.signature(theirs.__init__)
+    assert signature == standard and hash(signature) == hash(standard)
+    assert signature.bind(None, "a", color="red").arguments == {"self": None, "name": "a", "color": "red"}
+    for copied in (pickle.loads(pickle.dumps(signature)), copy.copy(signature), copy.deepcopy(signature),
+                   signature.replace(), signature.__replace__()):
+        assert type(copied) is inspect.Signature and str(copied) == str(signature)  # <factory> is copied too
+    assert str(signature.replace(return_annotation="int")).endswith("-> 'int'")

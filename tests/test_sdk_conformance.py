@@ -16,6 +16,14 @@ and not only mypy).
 
 Also the SDK's one-import rule: every name of ``simulo.interfaces.__all__`` and
 ``simulo.interfaces.authoring.__all__`` is reachable from ``simulo``.
+
+And the signatures users see (``inspect.signature``, ``help()``, editors): for every public name of the SDK that
+``simulo`` exports, ``inspect.signature`` of our object has the SDK's parameters (names, order, kinds, defaults),
+then only keyword-only parameters with defaults of our own. The SDK's objects are simulo-interfaces' (installed)
+and, for the thin client's own names (``App``, ``Runtime``, ``Asset``, ...), those of the SDK's wheel unzipped
+at :data:`SDK_WHEELS`, read in a subprocess (its ``simulo`` is not ours); that part skips when the wheel is
+absent. Where the SDK resolves a name to a stand-in of ``(*args, **kwargs)`` (its learning names, at submit),
+the signature it declares for editors (``simulo._client.facades``, its concrete class's) is the one compared.
 """
 
 from __future__ import annotations
@@ -23,10 +31,13 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import json
+import os
 import subprocess
 import sys
 import textwrap
 import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -291,3 +302,171 @@ def test_the_bases_cost_no_sdk_import_at_run_time() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     assert all(getattr(sdk_protocols, name) is object for name in sdk_protocols.BASES)
+
+
+#: The SDK's wheels (simulo 0.34.0 and simulo-interfaces 0.25.0) unzipped into one folder: ``pip download --no-deps
+#: -d /tmp/sdk simulo==0.34.0 simulo-interfaces==0.25.0``, then unzip both into ``/tmp/sdk/x``.
+SDK_WHEELS = Path(os.environ.get("SIMULO_SDK_WHEELS", "/tmp/sdk/x"))
+
+#: Public name -> why its signature differs from the SDK's for good: the SDK's own conflicts only.
+SIGNATURE_EXCLUSIONS: dict[str, str] = {}
+
+#: Public name -> (how its signature still differs from the SDK's, the issue that will make it match).
+SIGNATURE_PENDING: dict[str, tuple[str, int]] = {
+    "Asset": ("simulo.Asset is the robot model, Asset(ref=None) built by its from_urdf_*/from_usd_file/"
+              "from_registry; the SDK's is the registry handle Asset(uri, *, read_only=True) (its from_registry, "
+              "usd and urdf build the rest)", 27),
+    "LearningEnv": ("lacks the SDK's render_mode, scene_usd, viewstream (before enable_cameras) and "
+                    "time_limit_backstop, whose meanings the SDK does not publish; takes tensor_library, "
+                    "envs_per_world, shard and engine positionally; device='cpu' (its tensors are the engine's CPU "
+                    "buffers) and env_spacing=None (the task's, 4.0 by default) where the SDK's are 'cuda' and 4.0",
+                    27),
+}
+
+#: ``(name, kind, repr(default) or None)`` of each parameter.
+Shape = list[tuple[str, str, str | None]]
+
+
+def _shape(obj: Any) -> list[tuple[str, str, str | None]] | None:
+    """``(name, kind, repr(default) or None)`` of each parameter; None: no signature, or only ``*args, **kwargs``.
+
+    Self-contained: the subprocess that reads the SDK's wheel runs its source.
+    """
+    import inspect
+
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if params and all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
+    return [(p.name, p.kind.name, None if p.default is p.empty else repr(p.default)) for p in params]
+
+
+def _signature_problem(ours: Shape | None, theirs: Shape | None) -> str | None:
+    """Why our parameters do not extend the SDK's, or None when they do (or the SDK shows none)."""
+    if theirs is None:
+        return None
+    if ours is None:
+        return f"shows no parameters; the SDK's are {theirs}"
+    if ours[:len(theirs)] != theirs:
+        return f"{ours} does not start with the SDK's {theirs}"
+    extras = [name for name, kind, default in ours[len(theirs):] if kind != "KEYWORD_ONLY" or default is None]
+    return f"added parameters {extras} are not keyword-only with a default" if extras else None
+
+
+def _contract_shapes() -> dict[str, Shape | None]:
+    """Name -> the SDK's shape, for the contract names of the one-import rule (simulo-interfaces, installed)."""
+    return {name: _shape(getattr(module, name)) for module in (interfaces, authoring) for name in module.__all__
+            if name not in (*NOT_ON_SIMULO, *SUBPACKAGES)}
+
+
+_THIN_CLIENT_SHAPES = """
+from __future__ import annotations
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import simulo
+from simulo._client import facades
+assert simulo.__file__.startswith(sys.argv[1]), simulo.__file__
+{shape}
+skip = set(json.loads(sys.argv[2]))
+out = {{}}
+for name in simulo.__all__:
+    if name not in skip:
+        shape = _shape(getattr(simulo, name))
+        out[name] = shape if shape is not None or not hasattr(facades, name) else _shape(getattr(facades, name))
+print(json.dumps(out))
+"""
+
+
+def _thin_client_shapes(skip: set[str]) -> dict[str, Shape | None]:
+    """Name -> the SDK's shape, for the names of the SDK's ``simulo.__all__`` not in ``skip``, from its wheel."""
+    if not (SDK_WHEELS / "simulo" / "__init__.py").is_file():
+        pytest.skip(f"the SDK's wheels are not unzipped at {SDK_WHEELS} (pip download --no-deps -d /tmp/sdk "
+                    "simulo==0.34.0 simulo-interfaces==0.25.0, then unzip both into /tmp/sdk/x, or set "
+                    "SIMULO_SDK_WHEELS)")
+    code = _THIN_CLIENT_SHAPES.format(shape=textwrap.dedent(inspect.getsource(_shape)))
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(SDK_WHEELS), json.dumps(sorted(skip))],
+                          capture_output=True, text=True, check=False, cwd=SDK_WHEELS)
+    assert done.returncode == 0, done.stderr
+    return {name: None if shape is None else [tuple(p) for p in shape]
+            for name, shape in json.loads(done.stdout).items()}
+
+
+def _signature_problems(sdk_shapes: dict[str, Shape | None]) -> tuple[list[str], list[str]]:
+    """Unlisted differences, and listed exclusions that match by now."""
+    problems, stale = [], []
+    for name, theirs in sdk_shapes.items():
+        problem = _signature_problem(_shape(getattr(simulo, name)), theirs)
+        listed = name in SIGNATURE_EXCLUSIONS or name in SIGNATURE_PENDING
+        if problem is not None and not listed:
+            problems.append(f"simulo.{name}: {problem}")
+        elif problem is None and listed:
+            stale.append(f"simulo.{name} matches the SDK's signature now; drop it from its list")
+    return problems, stale
+
+
+def test_contract_names_have_the_sdks_signatures() -> None:
+    shapes = _contract_shapes()
+    compared = {name for name, shape in shapes.items() if shape is not None}
+    print(f"\nSDK signatures: {len(compared)} of simulo-interfaces' {len(shapes)} names compared")
+    assert {"Material", "Cuboid", "RigidPhysics", "JointConfig", "ObjectVariants", "parse_job_public_id"} <= compared
+    assert _signature_problems(shapes) == ([], [])
+
+
+def test_the_thin_clients_names_have_the_sdks_signatures() -> None:
+    contract = _contract_shapes()
+    shapes = _thin_client_shapes(set(contract))
+    compared = {name for name, shape in shapes.items() if shape is not None}
+    print(f"\nSDK signatures: {len(compared)} of the thin client's {len(shapes)} names compared")
+    assert {"App", "Runtime", "Volume", "Asset", "LearningEnv", "RLTrainer", "RLPlayer", "evaluate"} <= compared
+    assert set(SIGNATURE_EXCLUSIONS) | set(SIGNATURE_PENDING) <= set(contract) | set(shapes)
+    assert _signature_problems(shapes) == ([], [])
+
+
+#: The value types whose made dataclass ``__init__`` once read ``(self, *args, **kwargs)`` (issue 27).
+VALUE_TYPES = ("Material", "SurfaceMaterial", "RigidPhysics", "LightConfig", "DistantLight", "DomeLight",
+               "TerrainConfig", "GroundPlane", "SubTerrainConfig", "RoughTerrain", "PrimitiveShape", "Cone", "Cuboid",
+               "Sphere", "Cylinder", "ActuatorGainsConfig", "ArticulationConfig", "JointConfig", "ObjectVariants")
+
+
+def test_each_classs_init_shows_the_classs_parameters() -> None:
+    """What ``help()`` lists under ``__init__`` (and tools that read it) is the class's signature, ``self`` first."""
+    checked, differing = [], []
+    for name in simulo.__all__:
+        cls = getattr(simulo, name)
+        init = getattr(cls, "__init__", None)
+        if isinstance(cls, type) and inspect.isfunction(init) and init.__module__.startswith("simulo."):
+            checked.append(name)
+            if list(inspect.signature(init).parameters.values())[1:] != list(
+                    inspect.signature(cls).parameters.values()):
+                differing.append(f"{name}.__init__{inspect.signature(init)} is not {name}{inspect.signature(cls)}")
+    assert set(VALUE_TYPES) <= set(checked)
+    assert differing == []
+
+
+def test_every_signature_exclusion_names_a_public_name_a_reason_and_an_issue() -> None:
+    assert all(name in simulo.__all__ and reason for name, reason in SIGNATURE_EXCLUSIONS.items())
+    assert all(name in simulo.__all__ and reason and issue > 0 for name, (reason, issue) in SIGNATURE_PENDING.items())
+    assert not set(SIGNATURE_EXCLUSIONS) & set(SIGNATURE_PENDING)
+
+
+@pytest.mark.parametrize(("ours", "theirs", "problem"), [
+    ("(a, b=1, *, c=2)", "(a, b=1)", None),
+    ("(a, b=1)", "(a, b=1)", None),
+    ("(*args, **kwargs)", "(a, b=1)", "shows no parameters"),
+    ("(a, b=2)", "(a, b=1)", "does not start with the SDK's"),
+    ("(b, a)", "(a, b)", "does not start with the SDK's"),
+    ("(a, *, b=1)", "(a, b=1)", "does not start with the SDK's"),
+    ("(a, c=3)", "(a)", "added parameters ['c'] are not keyword-only"),
+    ("(a, *, c)", "(a)", "added parameters ['c'] are not keyword-only with a default"),
+    ("(a)", "(*args, **kwargs)", None),
+])
+def test_the_signature_rule(ours: str, theirs: str, problem: str | None) -> None:
+    def shape(params: str) -> Shape | None:
+        namespace: dict[str, Any] = {}
+        exec(f"def f{params}: pass", namespace)
+        return _shape(namespace["f"])
+
+    found = _signature_problem(shape(ours), shape(theirs))
+    assert found == problem if problem is None else problem in (found or "")

@@ -16,14 +16,16 @@ The methods behave as the standard library's: field order, defaults and ``defaul
 between instances of the same class, ``FrozenInstanceError`` on assignment and deletion, and the class's own
 ``__init__``, ``__repr__``, ``__eq__`` or ``__hash__`` kept when it defines one (``tests/test_frozen.py``
 compares both). :func:`mutable_dataclass` is the same for a plain ``@dataclass`` (no ``__hash__``, fields
-assignable). ``inspect.signature`` of the class gives the same parameters (the class's ``__signature__``, built
-on first use: building one for every class at import was a third of its cost). What differs:
+assignable). ``inspect.signature`` of the class and of its ``__init__`` (so ``help()`` and editors) give the
+same parameters: the made ``__init__``'s ``__signature__``, whose parameters are built on first read (building
+them for every class at import was a third of its cost). What differs:
 
 - ``__dataclass_params__`` reports ``init``, ``repr``, ``eq`` and ``frozen`` as False (the standard library
   did not write those methods), so a subclass must use the same decorator;
 - ``InitVar`` and ``ClassVar`` pseudo-fields are refused (TypeError) rather than supported;
 - a wrong call names the problem in its own words (still a TypeError);
-- ``inspect.signature`` of the made ``__init__`` itself reads ``(self, *args, **kwargs)``.
+- the made ``__init__``'s ``__annotations__`` are those of ``(self, *args, **kwargs)``, so
+  ``typing.get_type_hints(cls.__init__)`` does not list the fields (``inspect.signature`` does).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import inspect
 import operator
 import reprlib
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 _T = TypeVar("_T")
@@ -72,7 +74,6 @@ def frozen_dataclass(cls: type[_T]) -> type[_T]:
     if not explicit_hash:
         methods["__hash__"] = _hash(fields)
     _attach(cls, methods, keep=("__init__", "__repr__", "__eq__"))
-    _sign(cls, methods["__init__"], fields)
     names = frozenset(f.name for f in fields)
     _attach(cls, dict(zip(("__setattr__", "__delattr__"), _frozen(cls, names))), keep=())
     _document(cls, documented)
@@ -93,7 +94,6 @@ def mutable_dataclass(cls: type[_T]) -> type[_T]:
     fields = _fields(cls)
     methods = _methods(cls, fields, frozen=False)
     _attach(cls, methods, keep=("__init__", "__repr__", "__eq__"))
-    _sign(cls, methods["__init__"], fields)
     if not explicit_hash:
         setattr(cls, "__hash__", None)  # noqa: B010 (eq without frozen: unhashable, as the standard library)
     _document(cls, documented)
@@ -191,35 +191,47 @@ def _attach(cls: type, methods: dict[str, Callable[..., Any]], keep: tuple[str, 
         setattr(cls, name, method)
 
 
-def _sign(cls: type, init: Callable[..., None], fields: tuple[dataclasses.Field[Any], ...]) -> None:
-    """Give ``cls`` the signature of the standard library's ``__init__``, when the made one is the class's."""
-    if cls.__dict__.get("__init__") is init:
-        setattr(cls, "__signature__", _ClassSignature(init, fields))  # noqa: B010 (read by inspect.signature)
+class _InitSignature(inspect.Signature):
+    """The ``__signature__`` of a made ``__init__``: ``(self, <the init fields>) -> None``, built on first read.
 
-
-class _ClassSignature:
-    """A class's ``__signature__`` (``inspect.signature(cls)`` reads it first), built on first read.
-
-    A subclass with an ``__init__`` of its own reads None, which tells ``inspect`` to look at that ``__init__``.
+    ``inspect.signature`` returns it for the ``__init__`` and derives the class's from it (without ``self``), as
+    for the standard library's ``__init__``. It keeps the fields and builds the parameters when something first
+    reads them: its properties stand in for the two slots of :class:`inspect.Signature` that every method of
+    that class reads. A changed copy (``replace``, as ``inspect`` makes for the class) and a pickled one are
+    plain :class:`inspect.Signature` objects.
     """
 
-    __slots__ = ("_built", "_fields", "_init")
+    __slots__ = ("_built", "_fields")
 
-    def __init__(self, init: Callable[..., None], fields: tuple[dataclasses.Field[Any], ...]) -> None:
-        self._init = init
+    def __init__(self, fields: tuple[dataclasses.Field[Any], ...]) -> None:  # not Signature's: nothing built yet
         self._fields = fields
         self._built: inspect.Signature | None = None
 
-    def __get__(self, instance: object, owner: type | None = None) -> inspect.Signature | None:
-        if (owner if owner is not None else type(instance)).__init__ is not self._init:  # type: ignore[misc]
-            return None
+    @property
+    def _parameters(self) -> Mapping[str, inspect.Parameter]:
+        return self._signature().parameters
+
+    @property
+    def _return_annotation(self) -> None:
+        return None
+
+    def _signature(self) -> inspect.Signature:
         if self._built is None:
             self._built = _signature(self._fields)
         return self._built
 
+    def replace(self, **changes: Any) -> inspect.Signature:  # type: ignore[override]  # a plain Signature
+        """The built signature with ``changes`` (``parameters``, ``return_annotation``), as a plain Signature."""
+        return self._signature().replace(**changes)
+
+    __replace__ = replace  # type: ignore[assignment]  # copy.replace (Python 3.13), as replace
+
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        return self._signature().__reduce__()
+
 
 def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
-    """A generic ``__init__`` for ``fields`` (the class's ``__signature__`` gives its parameters)."""
+    """A generic ``__init__`` for ``fields``; its ``__signature__`` gives the standard library's parameters."""
     positional = tuple(f.name for f in fields if f.init and not f.kw_only)
     accepted = frozenset(f.name for f in fields if f.init)
     plan: tuple[tuple[str, bool, Any, Any], ...] = tuple(
@@ -262,12 +274,13 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -
         if post_init:
             self.__post_init__()
 
+    setattr(__init__, "__signature__", _InitSignature(fields))  # noqa: B010 (read by inspect.signature)
     return __init__
 
 
 def _signature(fields: tuple[dataclasses.Field[Any], ...]) -> inspect.Signature:
-    """``(a, b=1, *, c=2) -> None``: the init fields, keyword-only ones after the others."""
-    params = []
+    """``(self, a, b=1, *, c=2) -> None``: ``self``, then the init fields, keyword-only ones after the others."""
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for kw_only in (False, True):
         kind = inspect.Parameter.KEYWORD_ONLY if kw_only else inspect.Parameter.POSITIONAL_OR_KEYWORD
         for f in fields:

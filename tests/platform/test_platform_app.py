@@ -101,6 +101,9 @@ def test_app_name_and_runtime_validation() -> None:
     with pytest.raises(JobError, match="plain PyPI"):
         runtime.pip_install("git+https://example.com/x.git")
     assert simulo.App("y").runtime is not simulo.App("z").runtime
+    assert simulo.App("y").runtime.runtime_id == "local"  # an App's own runtime, named as the SDK requires
+    with pytest.raises(TypeError, match="runtime_id"):
+        simulo.Runtime()  # type: ignore[call-arg]
 
 
 def test_success_rules_are_kept_in_order() -> None:

@@ -24,7 +24,7 @@ from typing import Any, TypeVar, overload
 from simulo._checks import is_int, is_real
 from simulo.errors import JobError
 from simulo.platform.context import running
-from simulo.platform.runtime import Runtime
+from simulo.platform.runtime import DEFAULT_RUNTIME_ID, Runtime
 from simulo.platform.systems import JobType, SystemType
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -171,7 +171,7 @@ class App:
         if runtime is not None and not isinstance(runtime, Runtime):
             raise JobError(f"App(runtime=...) must be a simulo.Runtime, got {runtime!r}")
         self._name = name
-        self._runtime = runtime if runtime is not None else Runtime()
+        self._runtime = runtime if runtime is not None else Runtime(DEFAULT_RUNTIME_ID)
         self._mounts = dict(mounts or {})
         self._jobs: dict[str, JobSpec] = {}
         self._success: list[Callable[..., Any]] = []

@@ -75,7 +75,7 @@ class Runtime:
         runtime_id: The runtime's name; recorded only (cloud apps name e.g. ``"simulo/gpu-rl:2026.06"``).
     """
 
-    def __init__(self, runtime_id: str = DEFAULT_RUNTIME_ID) -> None:
+    def __init__(self, runtime_id: str) -> None:
         if not isinstance(runtime_id, str) or not runtime_id.strip():
             raise JobError(f"a runtime name must be a non-empty string, got {runtime_id!r}")
         self._runtime_id = runtime_id

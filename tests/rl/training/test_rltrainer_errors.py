@@ -14,7 +14,7 @@ import torch
 from rl_toy_envs import PointMassEnv
 
 from simulo.errors import MissingDependencyError, NonFiniteError, ShapeError, SimuloError, SimuloValueError
-from simulo.rl.training import PolicyPlayer, RLTrainer
+from simulo.rl.training import PolicyPlayer, RLPlayer, RLTrainer
 
 
 def _make(tmp_path: Path, env: Any = None, **kwargs: Any) -> RLTrainer:
@@ -95,6 +95,13 @@ def test_missing_dependency(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mod
     with pytest.raises(MissingDependencyError, match=r"simulo-local\[train\]"):
         _make(tmp_path / "run", env=env)
     assert not (tmp_path / "run").exists()
+
+
+def test_player_takes_the_sdks_ml_framework_torch_only(tmp_path: Path) -> None:
+    with pytest.raises(SimuloValueError, match="ml_framework='jax': expected 'torch'"):
+        RLPlayer(PointMassEnv(num_envs=4), tmp_path / "x.pt", ml_framework="jax")
+    assert [(p.name, p.default) for p in list(inspect.signature(RLPlayer).parameters.values())[2:]] == [
+        ("device", "cuda"), ("ml_framework", "torch")]
 
 
 def test_player_without_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

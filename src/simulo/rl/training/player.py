@@ -147,13 +147,18 @@ class RLPlayer(PlayerBase):
     Args:
         env: The environment (:class:`~simulo.rl.training.vector_env.VectorEnvLike`).
         policy: A checkpoint path or a :class:`PolicyPlayer`.
-        device: Device of the policy.
+        device: Device of the policy; ``"cuda"`` without CUDA warns and uses the CPU.
+        ml_framework: ``"torch"``, the only framework.
 
     Raises:
-        SimuloValueError: The env is not batched, or the policy does not fit its sizes.
+        SimuloValueError: The env is not batched, ``ml_framework`` is not ``"torch"``, or the policy does not fit
+            its sizes.
     """
 
-    def __init__(self, env: VectorEnvLike, policy: str | os.PathLike[str] | PolicyPlayer, device: str = "cpu") -> None:
+    def __init__(self, env: VectorEnvLike, policy: str | os.PathLike[str] | PolicyPlayer, device: str = "cuda",
+                 ml_framework: str = "torch") -> None:
+        if ml_framework != "torch":
+            raise SimuloValueError(f"ml_framework={ml_framework!r}: expected 'torch'")
         self._num_envs, obs_dim, action_dim = check_vector_env(env)
         player = policy if isinstance(policy, PolicyPlayer) else PolicyPlayer.from_checkpoint(policy, device=device)
         _check_fits(player, obs_dim, action_dim)
