@@ -57,6 +57,16 @@ class AssetError(SimuloValueError):
     """An asset reference cannot be resolved or is of a kind this engine cannot load."""
 
 
+class UsdError(AssetError):
+    """A USD file's physics cannot be loaded. ``problems`` lists every issue found, each naming its prim."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"{source}: {len(self.problems)} problem(s) in USD:\n{lines}")
+
+
 class SizeLimitError(AssetError):
     """A file or model is larger than the limits of ``docs/limits.md`` (refused before it is read or loaded)."""
 

@@ -26,6 +26,7 @@ from simulo.authoring.catalog import lookup, parse_ref
 from simulo.authoring.checked_urdf import checked_file
 from simulo.authoring.config import ActuatorGainsConfig
 from simulo.authoring.limits import MAX_URDF_BYTES, read_bounded
+from simulo.authoring.model_physics import ModelPhysics
 from simulo.authoring.pose import Pose
 from simulo.authoring.urdf_model import UrdfModel
 from simulo.errors import AssetError
@@ -73,7 +74,7 @@ class _Model:
     model: UrdfModel
     source_path: str | None
     engine_inertia: bool = False
-    drive_gains: tuple[tuple[str, float, float], ...] = ()
+    physics: ModelPhysics = ModelPhysics()
 
 
 def _read_urdf(path: str | os.PathLike[str], fixed_base: bool | None, spawn_pose: Pose | None = None) -> _Model:
@@ -106,7 +107,7 @@ def _read_usd(path: str | os.PathLike[str], fixed_base: bool | None) -> _Model:
                        base_dir=converted.base_dir)
     fixed = converted.fixed_base if fixed_base is None else fixed_base
     return _Model(converted.name, converted.urdf_text, converted.base_dir, fixed, converted.spawn_pose, model, None,
-                  engine_inertia=converted.engine_inertia, drive_gains=converted.drive_gains)
+                  engine_inertia=converted.engine_inertia, physics=converted.physics)
 
 
 def _resolve_catalog(ref: str) -> _Model:
@@ -208,7 +209,13 @@ class Asset:
         ideal PD drive of :class:`~simulo.ActuatorGainsConfig` (N·m/rad, N·m·s/rad; N/m, N·s/m). Empty for URDF.
         A robot's ``actuator_gains`` override them joint by joint."""
         return {name: ActuatorGainsConfig(stiffness=stiffness, damping=damping)
-                for name, stiffness, damping in self._loaded.drive_gains}
+                for name, stiffness, damping in self._loaded.physics.drive_gains}
+
+    @property
+    def physics(self) -> ModelPhysics:
+        """What the model file gives beyond its URDF text: a USD stage's drive gains, contact materials, solver
+        iterations and self-collision setting, and the reader's notes. Empty for URDF."""
+        return self._loaded.physics
 
     @property
     def inertia_from_file(self) -> bool:

@@ -144,8 +144,8 @@ class Engine(Protocol):
 class EngineFactory(Protocol):
     """What the registry holds for an engine: a callable that builds it, plus its batching bounds.
 
-    An engine class with class attributes ``default_envs_per_world`` and ``max_envs_per_world`` and this
-    constructor signature is a factory.
+    An engine class with class attributes ``default_envs_per_world``, ``max_envs_per_world``, ``friction_rule`` and
+    ``default_solver_iterations`` and this constructor signature is a factory.
     """
 
     @property
@@ -156,6 +156,16 @@ class EngineFactory(Protocol):
     @property
     def max_envs_per_world(self) -> int:
         """Largest number of environments one world may hold."""
+        ...
+
+    @property
+    def friction_rule(self) -> str:
+        """How the engine combines two touching shapes' friction coefficients: ``"multiply"`` or ``"max"``."""
+        ...
+
+    @property
+    def default_solver_iterations(self) -> int:
+        """The constraint solver's iterations when the simulation does not name them."""
         ...
 
     def __call__(self, num_envs: int, dt: float, gravity: Sequence[float], envs_per_world: int,

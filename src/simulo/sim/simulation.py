@@ -27,6 +27,7 @@ from simulo.authoring.world import GroundPlane, RoughTerrain
 from simulo.engine.registry import create_engine, default_engine, engine_factory
 from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import pose_mul
+from simulo.sim import model_physics
 from simulo.sim.actuators.attach import ActuatorContext, connect_actuators, reset_actuators
 from simulo.sim.geometry import engine_geometry, surface_of
 from simulo.sim.prop import Prop
@@ -119,6 +120,10 @@ class Simulation:
         engine = default_engine() if engine is None else engine
         factory = engine_factory(engine)
         max_per_world = factory.max_envs_per_world
+        self._friction_rule = factory.friction_rule
+        robots = [entry.item for entry in scene.items_of("robot")]
+        solver_iterations = model_physics.solver_iterations(robots, solver_iterations,
+                                                            factory.default_solver_iterations)
         if envs_per_world is not None and not is_int(envs_per_world, 1, max_per_world):
             raise SimuloValueError(f"envs_per_world must be an integer from 1 to {max_per_world}, "
                                    f"got {envs_per_world!r}")
@@ -296,9 +301,12 @@ class Simulation:
         if fixed is None:
             fixed = bool(asset.fixed_base)
         fixed = fixed or robot.visual_only
-        self_collision = bool(robot.articulation.enable_self_collision)
-        batch = self._engine.add_articulation(asset.urdf_file(), poses, fixed, robot.scale[0], self_collision,
+        self_collision = robot.articulation.enable_self_collision
+        if self_collision is None:
+            self_collision = asset.physics.self_collision
+        batch = self._engine.add_articulation(asset.urdf_file(), poses, fixed, robot.scale[0], bool(self_collision),
                                               inertia_from_file=asset.inertia_from_file, drawn_envs=self._drawn_envs)
+        model_physics.apply_surfaces(batch, robot, self._friction_rule)
         self._robots.append(robot)  # listed first, so that close() detaches it if attaching fails half-way
         robot.runtime_attach(batch, self.tensors, poses, self._origins if per_env else None, self.dt)
 

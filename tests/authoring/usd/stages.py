@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 
 def body(stage: Any, path: str, at: tuple[float, float, float], mass: float | None,
@@ -100,5 +100,40 @@ def cartpole(folder: Path, name: str = "cartpole.usda",
           pos0=(0, 0.125, 0), rot=pole_rot, axis=pole_axis)
     if edit is not None:
         edit(stage)
+    stage.GetRootLayer().Save()
+    return path
+
+
+def physics_material(stage: Any, path: str, friction: float, restitution: float = 0.0,
+                     combine: str | None = None) -> UsdShade.Material:
+    """A Material with PhysicsMaterialAPI (``dynamicFriction``, ``restitution``) and, when given, PhysX's
+    ``frictionCombineMode``."""
+    material = UsdShade.Material.Define(stage, path)
+    api = UsdPhysics.MaterialAPI.Apply(material.GetPrim())
+    api.CreateDynamicFrictionAttr(friction)
+    api.CreateRestitutionAttr(restitution)
+    if combine is not None:
+        material.GetPrim().CreateAttribute("physxMaterial:frictionCombineMode", Sdf.ValueTypeNames.Token).Set(combine)
+    return material
+
+
+def bind(prim: Any, material: UsdShade.Material, purpose: str | None = None) -> None:
+    """Bind ``material`` to ``prim`` (for all purposes, or for ``purpose`` such as ``"physics"``)."""
+    api = UsdShade.MaterialBindingAPI.Apply(prim)
+    if purpose is None:
+        api.Bind(material)
+    else:
+        api.Bind(material, UsdShade.Tokens.weakerThanDescendants, purpose)
+
+
+def sliding_box(folder: Path, material: tuple[float, str] | None, name: str = "box.usda") -> Path:
+    """A free 0.2 m cube of 1 kg resting on the ground (its centre 0.1 m up), an articulation of one body, its
+    collider bound to a physics material of ``(dynamic friction, combine mode)`` when given."""
+    path = folder / name
+    stage = new_stage(path, root="/box")
+    body(stage, "/box/body", (0, 0, 0.1), 1.0, (0.00667, 0.00667, 0.00667))
+    shape = cube(stage, "/box/body/collision", (0.2, 0.2, 0.2))
+    if material is not None:
+        bind(shape, physics_material(stage, "/box/Looks/surface", material[0], combine=material[1]), "physics")
     stage.GetRootLayer().Save()
     return path

@@ -86,6 +86,10 @@ def _plane(stage: Any) -> None:
     collider(plane.GetPrim())
 
 
+def _point_instancer(stage: Any) -> None:
+    UsdGeom.PointInstancer.Define(stage, "/cartpole/cart/bolts")
+
+
 def _no_root(stage: Any) -> None:
     stage.GetPrimAtPath("/cartpole").RemoveAPI(UsdPhysics.ArticulationRootAPI)
 
@@ -116,6 +120,8 @@ REFUSALS: list[tuple[str, Callable[[Any], None], str]] = [
      r"world; only a PhysicsFixedJoint may attach the root body to the world"),
     ("plane_collider", _plane, r"collider '/cartpole/cart/plane' is a Plane; the USD importer reads Cube, Sphere, "
      r"Cylinder, Capsule and Mesh colliders"),
+    ("point_instancer", _point_instancer, r"prim '/cartpole/cart/bolts' is a PointInstancer; the USD importer reads "
+     r"explicit prims"),
     ("no_articulation_root", _no_root, r"the stage has no prim with PhysicsArticulationRootAPI"),
 ]
 

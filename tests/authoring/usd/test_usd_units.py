@@ -67,7 +67,7 @@ def test_y_up_centimetre_stage_is_read_in_metres_z_up(tmp_path: Path) -> None:
     assert [float(v) for v in com.split()] == pytest.approx([0.0, 0.05, 0.0])
     ball = links["tip"].findall("collision")[0].find("geometry").children[0]  # type: ignore[union-attr]
     assert ball.tag == "sphere" and float(ball.attrib["radius"]) == pytest.approx(0.05)
-    (obj,) = [m.path for m in asset.model.meshes]
+    (obj,) = {m.path for m in asset.model.meshes}  # the visible collider mesh is drawn from the same file
     assert obj is not None and asset.base_dir is not None and obj.is_relative_to(asset.base_dir.resolve())
     vertices = [[float(v) for v in line.split()[1:]] for line in obj.read_text().splitlines() if line.startswith("v ")]
     assert np.asarray(vertices) == pytest.approx(np.array([[0, 0, 0], [0.08, 0, 0], [0, 0.08, 0], [0, 0, 0.08]]))

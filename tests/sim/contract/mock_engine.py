@@ -360,6 +360,8 @@ class MockEngine:
 
     default_envs_per_world: ClassVar[int] = 4
     max_envs_per_world: ClassVar[int] = 8
+    friction_rule: ClassVar[str] = "multiply"
+    default_solver_iterations: ClassVar[int] = 50
 
     def __init__(self, num_envs: int, dt: float, gravity: Sequence[float], envs_per_world: int,
                  solver_iterations: int | None) -> None:

@@ -1,7 +1,7 @@
 """USD robot assets: a UsdPhysics articulation read with usd-core and turned into URDF.
 
-Both engines load robots through the URDF pipeline, so a USD asset becomes URDF text (and OBJ collision meshes in
-a cache folder) and is then checked and loaded exactly as a URDF string is: every URDF rule applies unchanged.
+Both engines load robots through the URDF pipeline, so a USD asset becomes URDF text (and OBJ collision and visual
+meshes in a cache folder) and is then checked and loaded exactly as a URDF string is: every URDF rule applies unchanged.
 What is read and what is refused: :mod:`simulo.authoring.usd.physics` and :mod:`simulo.authoring.usd.colliders`.
 
 ``pxr`` is imported only when a USD asset is loaded (:func:`urdf_from_usd`), never by ``import simulo``.
@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 
 from simulo._frozen import frozen_dataclass
+from simulo.authoring.model_physics import ModelPhysics
 from simulo.authoring.pose import Pose
 from simulo.authoring.usd.stage import USD_SUFFIXES
-from simulo.errors import AssetError
 
 __all__ = ["USD_SUFFIXES", "UsdUrdf", "urdf_from_usd"]
 
@@ -34,8 +34,8 @@ class UsdUrdf:
         spawn_pose: Where the stage places the root link (m, Z up), or None at the origin.
         engine_inertia: Whether the engine computes the links' inertia from their collision shapes (some body
             has no ``diagonalInertia``).
-        drive_gains: ``(joint name, stiffness, damping)`` of each joint whose ``DriveAPI`` has a gain above 0, in
-            SI units per radian or metre.
+        physics: What the stage gives beyond the URDF: drive gains, contact materials, solver iterations, the
+            self-collision setting, and the reader's notes.
     """
 
     urdf_text: str
@@ -44,7 +44,7 @@ class UsdUrdf:
     fixed_base: bool
     spawn_pose: Pose | None
     engine_inertia: bool
-    drive_gains: tuple[tuple[str, float, float], ...] = ()
+    physics: ModelPhysics = ModelPhysics()
 
 
 def _mesh_folder(path: str) -> Path:
@@ -59,8 +59,9 @@ def urdf_from_usd(path: str | os.PathLike[str]) -> UsdUrdf:
 
     Raises:
         MissingDependencyError: usd-core is not installed (``pip install 'simulo-local[usd]'``).
-        AssetError: The file cannot be opened, or its physics breaks a rule of
-            :mod:`simulo.authoring.usd.physics` (the message names the prim).
+        AssetError: The file cannot be opened.
+        UsdError: Its physics breaks rules of :mod:`simulo.authoring.usd.physics`: every problem, each naming its
+            prim.
     """
     from simulo.authoring.usd.physics import read_articulation  # noqa: PLC0415
     from simulo.authoring.usd.stage import open_stage  # noqa: PLC0415
@@ -68,10 +69,7 @@ def urdf_from_usd(path: str | os.PathLike[str]) -> UsdUrdf:
 
     file = os.path.realpath(os.path.expanduser(os.fspath(path)))
     px, stage = open_stage(file, os.fspath(path))
-    try:
-        articulation = read_articulation(px, stage)
-    except AssetError as exc:
-        raise AssetError(f"USD file {file!r}: {exc}") from exc
+    articulation = read_articulation(px, stage, f"USD file {file!r}")
     folder: str | None = None
     if mesh_files(articulation):
         target = _mesh_folder(file)
@@ -80,5 +78,7 @@ def urdf_from_usd(path: str | os.PathLike[str]) -> UsdUrdf:
     xyz, quat = articulation.root_xyz, articulation.root_quat
     at_origin = max(abs(v) for v in xyz) < 1e-12 and abs(abs(quat[0]) - 1.0) < 1e-12
     gains = tuple((j.name, j.stiffness, j.damping) for j in articulation.joints if j.stiffness > 0 or j.damping > 0)
+    physics = ModelPhysics(gains, tuple(link.surface for link in articulation.links if link.surface is not None),
+                           articulation.solver_iterations, articulation.self_collision, articulation.notes)
     return UsdUrdf(urdf_text(articulation, file), articulation.name, folder, articulation.fixed_base,
-                   None if at_origin else Pose(xyz, quat), articulation.engine_inertia, gains)
+                   None if at_origin else Pose(xyz, quat), articulation.engine_inertia, physics)

@@ -18,22 +18,32 @@ What is read (every length in metres and every frame Z up, see :class:`~simulo.a
   (degrees/s for a revolute joint) its velocity limit; neither given (or infinite) means no limit (``0`` in the URDF);
   its ``stiffness`` and ``damping`` (per degree for an angular drive) become the joint's default drive gains
   (:attr:`Joint.stiffness`, :attr:`Joint.damping`, SI units per radian or metre);
-* colliders: :mod:`simulo.authoring.usd.colliders`, each belonging to its nearest rigid-body ancestor.
+* colliders (:mod:`simulo.authoring.usd.colliders`), visuals (:mod:`simulo.authoring.usd.visuals`) and physics
+  materials (:mod:`simulo.authoring.usd.materials`), each prim belonging to its nearest rigid-body ancestor;
+* PhysX-only settings as :mod:`simulo.authoring.usd.physx` says. Instanceable prims are read through their
+  instance proxies.
 
-Refused with an :class:`~simulo.errors.AssetError` naming the prim: other joint types (spherical, distance, D6 or
-generic joints), a joint whose body is not a rigid body, a cycle, a body with two parent joints, a joint whose
-``body0`` is the child side, a prismatic joint without finite limits, a second articulation root, tendons and
-deformable bodies. Physics materials and visual meshes are not read.
+Refused, naming the prim: other joint types (spherical, distance, D6 or generic joints), a joint whose body is not
+a rigid body, a cycle, a body with two parent joints, a joint whose ``body0`` is the child side, a prismatic joint
+without finite limits, a second articulation root, tendons, deformable bodies and point instancers. Every problem
+of a stage is reported at once, in one :class:`~simulo.errors.UsdError`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from simulo._frozen import frozen_dataclass
+from simulo.authoring.model_physics import BodySurface
+from simulo.authoring.usd import physx
 from simulo.authoring.usd.colliders import Shape, collider_shape
+from simulo.authoring.usd.findings import Findings
+from simulo.authoring.usd.materials import body_surface
 from simulo.authoring.usd.stage import Pxr, StageFrames, quat_wxyz, xyz_rpy
+from simulo.authoring.usd.visuals import colour, is_visual
 from simulo.errors import AssetError
 
 _JOINT_KINDS = {"PhysicsRevoluteJoint": "revolute", "PhysicsPrismaticJoint": "prismatic",
@@ -53,6 +63,8 @@ class Link:
         inertia: ``(ixx, ixy, ixz, iyy, iyz, izz)`` about the centre of mass in link axes (kg·m²), or None
             when the stage gives none.
         shapes: Collision shapes in the link frame.
+        visuals: Drawn shapes in the link frame, with their colours.
+        surface: The contact material of its colliders, or None (the engine's default).
     """
 
     name: str
@@ -61,6 +73,8 @@ class Link:
     com: tuple[float, float, float]
     inertia: tuple[float, float, float, float, float, float] | None
     shapes: tuple[Shape, ...]
+    visuals: tuple[Shape, ...] = ()
+    surface: BodySurface | None = None
 
 
 @frozen_dataclass
@@ -113,6 +127,9 @@ class Articulation:
         root_quat: The root link's orientation in the stage ``(w, x, y, z)``.
         engine_inertia: Whether some body has no ``diagonalInertia``, so the engine computes every link's inertia
             from its collision shapes.
+        solver_iterations: The solver position iterations the articulation root asks for, or None.
+        self_collision: Whether the articulation root collides its links with each other, or None.
+        notes: What was accepted while changed or dropped (:class:`~simulo.authoring.usd.findings.Findings`).
     """
 
     name: str
@@ -122,6 +139,9 @@ class Articulation:
     root_xyz: tuple[float, float, float]
     root_quat: tuple[float, float, float, float]
     engine_inertia: bool
+    solver_iterations: int | None = None
+    self_collision: bool | None = None
+    notes: tuple[str, ...] = ()
 
 
 @frozen_dataclass
@@ -154,14 +174,15 @@ def _target(prim: Any, rel: Any) -> str | None:
     return str(targets[0]) if targets else None
 
 
-def read_articulation(px: Pxr, stage: Any) -> Articulation:
-    """Read the stage's one articulation.
+def read_articulation(px: Pxr, stage: Any, source: str) -> Articulation:
+    """Read the stage's one articulation; ``source`` names the file in the error.
 
     Raises:
-        AssetError: The stage breaks a rule of the module docstring (the message names the prim).
+        UsdError: The stage breaks rules of the module docstring: every problem found, each naming its prim.
     """
+    findings = Findings()
     phys = px.UsdPhysics
-    frames = StageFrames(px, stage)
+    frames = findings.attempt(lambda: StageFrames(px, stage))
     prims = _all_prims(px, stage)
     bodies: dict[str, Any] = {}
     roots: list[Any] = []
@@ -171,37 +192,72 @@ def read_articulation(px: Pxr, stage: Any) -> Articulation:
         refused = [s for s in _schema_names(prim) if any(word in s for word in _REFUSED_SCHEMAS)]
         if refused or any(word in prim.GetTypeName() for word in _REFUSED_SCHEMAS):
             what = ", ".join(refused) or prim.GetTypeName()
-            raise AssetError(f"prim {path!r} is a tendon or deformable ({what}); the USD importer reads rigid bodies "
-                             "and revolute, prismatic and fixed joints only")
+            findings.problem(f"prim {path!r} is a tendon or deformable ({what}); the USD importer reads rigid "
+                             "bodies and revolute, prismatic and fixed joints only")
+            continue
+        if prim.IsA(px.UsdGeom.PointInstancer):
+            findings.problem(f"prim {path!r} is a PointInstancer; the USD importer reads explicit prims (instanceable "
+                             "references are read through their instance proxies), expected no point instancing")
+            continue
         if prim.HasAPI(phys.RigidBodyAPI):
             bodies[path] = prim
         if prim.HasAPI(phys.ArticulationRootAPI):
             roots.append(prim)
         if prim.IsA(phys.Joint):
-            joint = phys.Joint(prim)
-            if not joint.GetJointEnabledAttr().Get():
-                continue
-            kind = _JOINT_KINDS.get(prim.GetTypeName())
-            if kind is None:
-                raise AssetError(f"joint {path!r} is a {prim.GetTypeName() or 'generic PhysicsJoint'}; the USD "
-                                 "importer reads PhysicsRevoluteJoint, PhysicsPrismaticJoint and PhysicsFixedJoint "
-                                 "only (spherical, distance and D6 joints are not supported)")
-            joints.append(_UsdJoint(path, prim.GetName(), kind, prim, _target(prim, joint.GetBody0Rel()),
-                                    _target(prim, joint.GetBody1Rel())))
+            made = findings.attempt(partial(_usd_joint, px, prim))
+            if made is not None:
+                joints.append(made)
     if not roots:
-        raise AssetError("the stage has no prim with PhysicsArticulationRootAPI; expected exactly one articulation "
+        findings.problem("the stage has no prim with PhysicsArticulationRootAPI; expected exactly one articulation "
                          "root (a rigid body, or a prim above the robot's bodies)")
     if len(roots) > 1:
         listed = ", ".join(repr(str(r.GetPath())) for r in roots)
-        raise AssetError(f"the stage has {len(roots)} articulation roots: {listed}; "
+        findings.problem(f"the stage has {len(roots)} articulation roots: {listed}; "
                          "expected exactly one (load each robot from a file of its own)")
-    for joint in joints:
-        for end, body in (("body0", joint.body0), ("body1", joint.body1)):
-            if body is not None and body not in bodies:
-                raise AssetError(f"joint {joint.path!r}: {end} {body!r} is not a rigid body; expected a prim with "
-                                 "PhysicsRigidBodyAPI (or no body0, for the world)")
-    root = _root_body(roots[0], bodies, joints)
-    return _build(px, stage, frames, prims, bodies, root, joints)
+    if frames is None or len(roots) != 1:
+        findings.check(source)  # nothing can be built without the units and the one root
+    assert frames is not None
+    joints = [joint for joint in joints if _ends_are_bodies(joint, bodies, findings)]
+    root = findings.attempt(lambda: _root_body(roots[0], bodies, joints))
+    if root is None:
+        findings.check(source)
+    assert root is not None
+    articulation = _build(px, stage, frames, prims, bodies, root, joints, findings)
+    iterations = physx.solver_iterations(roots[0], findings)
+    findings.check(source)
+    physx.note_ignored(prims, findings)
+    return replace(articulation, solver_iterations=iterations, self_collision=physx.self_collisions(roots[0]),
+                   notes=tuple(findings.notes))
+
+
+def _ends_are_bodies(joint: _UsdJoint, bodies: dict[str, Any], findings: Findings) -> bool:
+    """Whether both of the joint's ends are rigid bodies (or the world); a problem for each that is not."""
+    ok = True
+    for end, body in (("body0", joint.body0), ("body1", joint.body1)):
+        if body is not None and body not in bodies:
+            findings.problem(f"joint {joint.path!r}: {end} {body!r} is not a rigid body; expected a prim with "
+                             "PhysicsRigidBodyAPI (or no body0, for the world)")
+            ok = False
+    return ok
+
+
+def _usd_joint(px: Pxr, prim: Any) -> _UsdJoint | None:
+    """The joint of a ``UsdPhysics.Joint`` prim, or None when it is disabled.
+
+    Raises:
+        AssetError: Its type is not read, or a body relationship names more than one prim.
+    """
+    joint = px.UsdPhysics.Joint(prim)
+    if not joint.GetJointEnabledAttr().Get():
+        return None
+    path = str(prim.GetPath())
+    kind = _JOINT_KINDS.get(prim.GetTypeName())
+    if kind is None:
+        raise AssetError(f"joint {path!r} is a {prim.GetTypeName() or 'generic PhysicsJoint'}; the USD "
+                         "importer reads PhysicsRevoluteJoint, PhysicsPrismaticJoint and PhysicsFixedJoint "
+                         "only (spherical, distance and D6 joints are not supported)")
+    return _UsdJoint(path, prim.GetName(), kind, prim, _target(prim, joint.GetBody0Rel()),
+                     _target(prim, joint.GetBody1Rel()))
 
 
 def _root_body(root_prim: Any, bodies: dict[str, Any], joints: list[_UsdJoint]) -> str:
@@ -226,70 +282,138 @@ def _root_body(root_prim: Any, bodies: dict[str, Any], joints: list[_UsdJoint]) 
 
 
 def _build(px: Pxr, stage: Any, frames: StageFrames, prims: list[Any], bodies: dict[str, Any], root: str,
-           joints: list[_UsdJoint]) -> Articulation:
+           joints: list[_UsdJoint], findings: Findings) -> Articulation:
     fixed_base = False
     tree: list[_UsdJoint] = []
     for joint in joints:
         if joint.body0 is None or joint.body1 is None:
             body = joint.body1 or joint.body0
             if body is None:
-                raise AssetError(f"joint {joint.path!r} has neither body0 nor body1; expected body1 at least")
-            if body != root:
-                raise AssetError(f"joint {joint.path!r} attaches {body!r} to the world, but the articulation's root "
+                findings.problem(f"joint {joint.path!r} has neither body0 nor body1; expected body1 at least")
+            elif body != root:
+                findings.problem(f"joint {joint.path!r} attaches {body!r} to the world, but the articulation's root "
                                  f"body is {root!r}; only the root body may be bolted to the world")
-            if joint.kind != "fixed":
-                raise AssetError(f"joint {joint.path!r} is a {joint.kind} joint to the world; only a "
+            elif joint.kind != "fixed":
+                findings.problem(f"joint {joint.path!r} is a {joint.kind} joint to the world; only a "
                                  "PhysicsFixedJoint may attach the root body to the world (a fixed base)")
-            fixed_base = True
+            else:
+                fixed_base = True
         else:
             tree.append(joint)
-    link_world: dict[str, Any] = {root: frames.rigid(frames.world(bodies[root]))}
-    order = [root]
-    pending = list(tree)
-    while pending:
-        progressed = False
-        for joint in list(pending):
-            assert joint.body0 is not None and joint.body1 is not None
-            if joint.body0 in link_world and joint.body1 in link_world:
-                raise AssetError(f"joint {joint.path!r} closes a cycle: {joint.body1!r} is already connected to the "
-                                 f"root {root!r} by other joints; a URDF tree allows no loops (exclude one joint "
-                                 "from the articulation)")
-            if joint.body1 in link_world and joint.body0 not in link_world:
-                raise AssetError(f"joint {joint.path!r}: its body0 {joint.body0!r} is the child side (farther from "
-                                 f"the root {root!r} than body1 {joint.body1!r}); expected body0 to be the parent")
-            if joint.body0 in link_world:
-                link_world[joint.body1] = _child_frame(frames, bodies, joint)
-                order.append(joint.body1)
-                pending.remove(joint)
-                progressed = True
-        if not progressed:
-            break  # the rest do not touch the articulation: other objects of the stage
+    link_world, order = _tree(frames, bodies, root, tree, findings)
     in_tree = [j for j in tree if j.body0 in link_world and j.body1 in link_world]
-    names = _unique_names(bodies, order)
+    names = _unique_names(bodies, order, findings)
     joint_names: dict[str, str] = {}
     for joint in in_tree:
         if joint.name in joint_names:
-            raise AssetError(f"joints {joint_names[joint.name]!r} and {joint.path!r} have the same name "
+            findings.problem(f"joints {joint_names[joint.name]!r} and {joint.path!r} have the same name "
                              f"{joint.name!r}; URDF joint names must be unique (rename one prim)")
         joint_names[joint.name] = joint.path
-    shapes = _shapes(px, frames, prims, bodies, link_world)
-    links = tuple(_link(px, frames, bodies[b], names[b], link_world[b], shapes.get(b, ())) for b in order)
-    urdf_joints = tuple(_joint(px, frames, bodies, j, link_world, names) for j in in_tree)
+    owned = _owned_prims(prims, bodies, link_world)
+    read = [_full_link(px, frames, bodies[b], names[b], link_world[b], owned.get(b, []), findings) for b in order]
+    links = [link for link in read if link is not None]
+    urdf_joints = [findings.attempt(partial(_joint, px, frames, bodies, j, link_world, names)) for j in in_tree]
     default = stage.GetDefaultPrim()
     name = default.GetName() if default else names[root]
     root_frame = link_world[root]
     xyz, _ = xyz_rpy(px, root_frame)
-    return Articulation(name, links, urdf_joints, fixed_base, xyz, quat_wxyz(root_frame),
-                        any(link.inertia is None for link in links))
+    return Articulation(name, tuple(links), tuple(j for j in urdf_joints if j is not None), fixed_base, xyz,
+                        quat_wxyz(root_frame), any(link.inertia is None for link in links))
 
 
-def _unique_names(bodies: dict[str, Any], order: list[str]) -> dict[str, str]:
+def _full_link(px: Pxr, frames: StageFrames, prim: Any, name: str, link_frame: Any, owned: list[Any],
+               findings: Findings) -> Link | None:
+    """The link of a body with its colliders, visuals and surface (None, with the problem recorded, when its mass
+    is missing); ``owned`` are the prims that belong to it."""
+    colliders = [p for p in owned if _is_collider(px, p)]
+    shapes = []
+    for collider in colliders:
+        try:
+            shapes.append(collider_shape(px, collider, _relative(frames, collider, link_frame)))
+        except AssetError as exc:
+            findings.problem(str(exc))
+    surface = body_surface(px, name, colliders, findings)
+    try:
+        link = _link(px, frames, prim, name, link_frame)
+    except AssetError as exc:
+        findings.problem(str(exc))
+        return None
+    return replace(link, shapes=tuple(shapes), visuals=_visuals(px, frames, owned, link_frame, findings),
+                   surface=surface)
+
+
+def _tree(frames: StageFrames, bodies: dict[str, Any], root: str, tree: list[_UsdJoint],
+          findings: Findings) -> tuple[dict[str, Any], list[str]]:
+    """Each link's world frame, reached from the root through ``tree``, and the links in the order reached."""
+    link_world: dict[str, Any] = {root: frames.rigid(frames.world(bodies[root]))}
+    order = [root]
+    pending = list(tree)
+    progressed = True
+    while pending and progressed:
+        progressed = False
+        for joint in list(pending):
+            assert joint.body0 is not None and joint.body1 is not None
+            if joint.body0 in link_world and joint.body1 in link_world:
+                findings.problem(f"joint {joint.path!r} closes a cycle: {joint.body1!r} is already connected to the "
+                                 f"root {root!r} by other joints; a URDF tree allows no loops (exclude one joint "
+                                 "from the articulation)")
+            elif joint.body1 in link_world:
+                findings.problem(f"joint {joint.path!r}: its body0 {joint.body0!r} is the child side (farther from "
+                                 f"the root {root!r} than body1 {joint.body1!r}); expected body0 to be the parent")
+            elif joint.body0 in link_world:
+                link_world[joint.body1] = _child_frame(frames, bodies, joint)
+                order.append(joint.body1)
+            else:
+                continue  # not reached yet (or never: a joint of another object of the stage)
+            pending.remove(joint)
+            progressed = True
+    return link_world, order
+
+
+def _owned_prims(prims: list[Any], bodies: dict[str, Any], link_world: dict[str, Any]) -> dict[str, list[Any]]:
+    """Each link's body and the prims below it, each prim given to its nearest rigid-body ancestor (or itself)."""
+    owned: dict[str, list[Any]] = {}
+    for prim in prims:
+        owner = prim
+        while owner and owner.IsValid() and str(owner.GetPath()) not in bodies:
+            owner = owner.GetParent()
+        body = str(owner.GetPath()) if owner and owner.IsValid() else None
+        if body is not None and body in link_world:
+            owned.setdefault(body, []).append(prim)
+    return owned
+
+
+def _is_collider(px: Pxr, prim: Any) -> bool:
+    return bool(prim.HasAPI(px.UsdPhysics.CollisionAPI)
+                and px.UsdPhysics.CollisionAPI(prim).GetCollisionEnabledAttr().Get())
+
+
+def _relative(frames: StageFrames, prim: Any, link_frame: Any) -> Any:
+    """The prim's transform, scale included, in its link's frame."""
+    return frames.world(prim) * link_frame.GetInverse()
+
+
+def _visuals(px: Pxr, frames: StageFrames, owned: list[Any], link_frame: Any, findings: Findings) -> tuple[Shape, ...]:
+    found = []
+    for prim in owned:
+        if not is_visual(px, prim):
+            continue
+        try:
+            shape = collider_shape(px, prim, _relative(frames, prim, link_frame), role="visual")
+        except AssetError as exc:
+            findings.note(f"{exc} (skipped: it is not drawn)")
+            continue
+        found.append(replace(shape, rgba=colour(px, prim)))
+    return tuple(found)
+
+
+def _unique_names(bodies: dict[str, Any], order: list[str], findings: Findings) -> dict[str, str]:
     names: dict[str, str] = {}
     seen: dict[str, str] = {}
     for path in order:
         name = bodies[path].GetName()
         if name in seen:
-            raise AssetError(f"rigid bodies {seen[name]!r} and {path!r} have the same name {name!r}; URDF link names "
+            findings.problem(f"rigid bodies {seen[name]!r} and {path!r} have the same name {name!r}; URDF link names "
                              "must be unique (rename one prim)")
         seen[name] = path
         names[path] = name
@@ -316,27 +440,12 @@ def _child_frame(frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoint) 
     return _joint_side(frames, bodies, joint, 1)
 
 
-def _shapes(px: Pxr, frames: StageFrames, prims: list[Any], bodies: dict[str, Any],
-            link_world: dict[str, Any]) -> dict[str, tuple[Shape, ...]]:
-    found: dict[str, list[Shape]] = {}
-    for prim in prims:
-        if not prim.HasAPI(px.UsdPhysics.CollisionAPI):
-            continue
-        if not px.UsdPhysics.CollisionAPI(prim).GetCollisionEnabledAttr().Get():
-            continue
-        owner = prim
-        while owner and owner.IsValid() and str(owner.GetPath()) not in bodies:
-            owner = owner.GetParent()
-        body = str(owner.GetPath()) if owner and owner.IsValid() else None
-        if body is None or body not in link_world:
-            continue  # a static collider, or one of another object: not part of the robot
-        relative = frames.world(prim) * link_world[body].GetInverse()
-        found.setdefault(body, []).append(collider_shape(px, prim, relative))
-    return {body: tuple(shapes) for body, shapes in found.items()}
+def _link(px: Pxr, frames: StageFrames, prim: Any, name: str, link_frame: Any) -> Link:
+    """The link of a body, without its shapes.
 
-
-def _link(px: Pxr, frames: StageFrames, prim: Any, name: str, link_frame: Any,
-          shapes: tuple[Shape, ...]) -> Link:
+    Raises:
+        AssetError: It has no mass > 0.
+    """
     path = str(prim.GetPath())
     mass_api = px.UsdPhysics.MassAPI(prim)
     mass = mass_api.GetMassAttr().Get() if prim.HasAPI(px.UsdPhysics.MassAPI) else None
@@ -363,7 +472,7 @@ def _link(px: Pxr, frames: StageFrames, prim: Any, name: str, link_frame: Any,
         d = [float(v) * unit for v in diagonal]
         full = [[sum(turn[k][i] * d[k] * turn[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
         inertia = (full[0][0], full[0][1], full[0][2], full[1][1], full[1][2], full[2][2])
-    return Link(name, path, mass, (float(com_link[0]), float(com_link[1]), float(com_link[2])), inertia, shapes)
+    return Link(name, path, mass, (float(com_link[0]), float(com_link[1]), float(com_link[2])), inertia, ())
 
 
 def _joint(px: Pxr, frames: StageFrames, bodies: dict[str, Any], joint: _UsdJoint, link_world: dict[str, Any],

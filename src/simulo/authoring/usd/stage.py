@@ -33,6 +33,7 @@ class Pxr:
     Usd: Any
     UsdGeom: Any
     UsdPhysics: Any
+    UsdShade: Any
     Gf: Any
 
 
@@ -43,7 +44,7 @@ def pxr() -> Pxr:
         MissingDependencyError: usd-core is not installed.
     """
     modules: list[ModuleType] = [require(f"pxr.{name}", "loading a USD asset", "usd-core", INSTALL_HINT)
-                                 for name in ("Usd", "UsdGeom", "UsdPhysics", "Gf")]
+                                 for name in ("Usd", "UsdGeom", "UsdPhysics", "UsdShade", "Gf")]
     return Pxr(*modules)
 
 

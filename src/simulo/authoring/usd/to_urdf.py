@@ -1,8 +1,8 @@
-"""An :class:`~simulo.authoring.usd.physics.Articulation` written as URDF text, its collision meshes as OBJ files.
+"""An :class:`~simulo.authoring.usd.physics.Articulation` written as URDF text, its meshes as OBJ files.
 
 Mesh files are named by a hash of their content and written once into a folder (the asset's ``base_dir``); the
-URDF names them relative to it, as a URDF file names the meshes beside it. No visual is written (the USD
-importer reads no visual geometry yet); recordings draw the collision shapes instead.
+URDF names them relative to it, as a URDF file names the meshes beside it. Each visual becomes a ``<visual>`` with
+its colour as a ``<material>``. A link without a visual is drawn from its collision shapes, as any URDF link is.
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ def _origin(xyz: tuple[float, float, float], rpy: tuple[float, float, float]) ->
 
 
 def mesh_files(articulation: Articulation) -> dict[str, str]:
-    """Every collision mesh's file name (relative to the asset folder) and OBJ text."""
+    """Every mesh's file name (relative to the asset folder) and OBJ text."""
     files: dict[str, str] = {}
     for link in articulation.links:
-        for shape in link.shapes:
+        for shape in (*link.shapes, *link.visuals):
             if shape.obj is not None:
                 files[_mesh_name(link, shape)] = shape.obj
     return files
@@ -54,13 +54,13 @@ def _mesh_name(link: Link, shape: Shape) -> str:
 
 
 def write_meshes(articulation: Articulation, folder: Path) -> None:
-    """Write the collision meshes into ``folder`` (each once; a file that already holds its text is kept).
+    """Write the meshes into ``folder`` (each once; a file that already holds its text is kept).
 
     Raises:
         AssetError: A file cannot be written.
     """
     for name, text in mesh_files(articulation).items():
-        write_once(folder / name, text.encode("utf-8"), f"collision mesh {name!r} converted from USD")
+        write_once(folder / name, text.encode("utf-8"), f"mesh {name!r} converted from USD")
 
 
 def urdf_text(articulation: Articulation, source: str) -> str:
@@ -87,14 +87,24 @@ def _link(link: Link) -> list[str]:
     names = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
     values = " ".join(f'{n}="{_num(v)}"' for n, v in zip(names, inertia))
     lines += [f'      <mass value="{_num(link.mass)}"/>', f"      <inertia {values}/>", "    </inertial>"]
+    for k, shape in enumerate(link.visuals):
+        lines += _shape("visual", link, shape)
+        if shape.rgba is not None:
+            lines.insert(-1, f'      <material name={quoteattr(f"{link.name}_{k}")}><color rgba="{_vec(shape.rgba)}"/>'
+                             "</material>")
     for shape in link.shapes:
-        lines.append("    <collision>")
-        origin = _origin(shape.xyz, shape.rpy)
-        if origin:
-            lines.append(f"      {origin}")
-        lines.append(f"      <geometry>{_geometry(link, shape)}</geometry>")
-        lines.append("    </collision>")
+        lines += _shape("collision", link, shape)
     lines.append("  </link>")
+    return lines
+
+
+def _shape(element: str, link: Link, shape: Shape) -> list[str]:
+    lines = [f"    <{element}>"]
+    origin = _origin(shape.xyz, shape.rpy)
+    if origin:
+        lines.append(f"      {origin}")
+    lines.append(f"      <geometry>{_geometry(link, shape)}</geometry>")
+    lines.append(f"    </{element}>")
     return lines
 
 
