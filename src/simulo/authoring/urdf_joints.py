@@ -163,6 +163,11 @@ class JointChecks:
         if bad:
             self.add(limit, f"{label}: <limit> values must be finite numbers, got {', '.join(bad)}")
         missing = [a for a in _LIMIT_ATTRS if a not in limit.attrib]
+        if kind == "revolute" and missing == ["lower", "upper"]:
+            # URDF's lower and upper default to 0; PyBullet and MuJoCo both load such a joint unlimited
+            self.notes.append(f"{label} (revolute): <limit> gives no lower or upper, so it turns freely, as PyBullet "
+                              "and MuJoCo load it (write type=\"continuous\" to say so)")
+            return None
         if required and missing:
             self.add(limit, f"{label} ({kind}): <limit> is missing {', '.join(missing)}; a {kind} joint needs lower, "
                      "upper, effort and velocity")
