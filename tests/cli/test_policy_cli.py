@@ -65,7 +65,9 @@ def test_list_json_is_the_policy_records(root: Path, capsys: pytest.CaptureFixtu
 
 
 def test_list_of_an_empty_runs_folder(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert policy(capsys, "list") == (0, f"No policies found under {root}.\n", "")
+    hint = "Training runs write them under the runs folder of the folder they ran in: name it with --runs-dir DIR"
+    code, out, err = policy(capsys, "list")
+    assert (code, err) == (0, "") and out.startswith(f"No policies found under {root}") and hint in out
     assert policy(capsys, "list", "--json")[1] == "[]\n"
 
 

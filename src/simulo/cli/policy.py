@@ -120,7 +120,9 @@ def _list(root: Path, as_json: bool) -> int:
         print(json.dumps([_record(e) for e in entries], indent=2))
         return EXIT_OK
     if not entries:
-        print(f"No policies found under {root}.")
+        where = "" if root.is_dir() else " (no such folder)"
+        print(f"No policies found under {root}{where}. Training runs write them under the runs folder of the "
+              "folder they ran in: name it with --runs-dir DIR (or $SIMULO_RUNS_DIR).")
         return EXIT_OK
     rows = []
     for entry in entries:
