@@ -57,3 +57,16 @@ def test_eval_without_a_trained_policy_fails_clearly(tmp_path: Path) -> None:
     assert done.returncode == 2  # checked before the job starts: a usage error, and no run folder is taken
     assert not list((tmp_path / "runs").glob("*/eval*/0*"))
     assert "--policy: policy 'latest': no run under" in done.stderr and "train first" in done.stderr
+
+
+def test_play_records_the_rollout(tmp_path: Path) -> None:
+    pytest.importorskip("mcap")
+    pytest.importorskip("imageio")
+    runs = str(tmp_path / "runs")
+    train = simulo_run(str(SAMPLE / "train.py"), "--num-envs", "8", "--max-iterations", "1", "--runs-dir", runs)
+    assert train.returncode == 0, train.stderr
+    play = simulo_run(str(SAMPLE / "play.py"), "--policy", "latest", "--episodes", "1", "--runs-dir", runs)
+    assert play.returncode == 0, play.stderr
+    recordings = tmp_path / "runs" / "cartpole" / "play" / "0001" / "recordings"
+    assert sorted(p.name for p in recordings.iterdir()) == ["play-0001.mcap", "play-0001.mp4"]
+    assert all(p.stat().st_size > 1000 for p in recordings.iterdir())
