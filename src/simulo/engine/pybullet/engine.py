@@ -2,8 +2,8 @@
 
 A batch of ``num_envs`` environments is split over worlds (DIRECT clients) holding at most
 ``envs_per_world`` environments each: environment ``i`` lives in world ``i // envs_per_world``, always
-with the same neighbours for a given layout, so results repeat exactly (see DESIGN.md: environments that
-share a client are not independent bit for bit).
+with the same neighbours for a given layout, so results repeat exactly (environments that share a client are
+not independent bit for bit; see docs/architecture.md, Determinism).
 
 Everything here works on numpy arrays indexed by environment; the simulation layer never sees a
 PyBullet id. It reaches this engine only through :mod:`simulo.engine.registry` (name ``"pybullet"``).
