@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import Saturation
+from simulo.sim.drives import Saturation
 
 _PASSIVE = int(ControlMode.PASSIVE)
 _POSITION = int(ControlMode.POSITION_MOTOR)

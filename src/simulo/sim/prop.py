@@ -9,9 +9,8 @@ import numpy as np
 from simulo._sdk_protocols import PropBase, PropStateBase
 from simulo.engine.base import RigidBatch
 from simulo.errors import NotAttachedError, SimuloValueError
-from simulo.sim import properties
 from simulo.sim.geometry import PRIMITIVES, Primitive, surface_of
-from simulo.sim.properties import ForceBuffer
+from simulo.sim.properties import ForceBuffer, batch_values
 from simulo.sim.published import PublishedBuffers
 from simulo.sim.tensors import Tensors, unit_poses
 
@@ -212,32 +211,53 @@ class Prop(PropBase):
         data.refresh()
 
     # -- per-copy properties (PropPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) -----
+    # Shapes in the SDK's letters: K selected copies; a prop has one body and one contact shape.
     def set_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set the mass (len(env_ids), 1) in kg, > 0."""
-        properties.prop_set_mass(self._require("set_mass"), values, env_ids)
+        data = self._require("set_mass")
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        masses = batch_values(data.tensors, values, (len(ids), 1), "masses", low=0.0, positive=True)
+        data.batch.set_masses(ids, masses[:, 0])
 
     def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
         """Set the centre of mass (len(env_ids), 1, 3) in the body frame; the PyBullet engine refuses."""
-        properties.prop_set_center_of_mass(self._require("set_center_of_mass"), values, env_ids)
+        data = self._require("set_center_of_mass")
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        offsets = batch_values(data.tensors, values, (len(ids), 1, 3), "centers of mass")
+        data.batch.set_center_of_mass(ids, offsets[:, 0])
 
     def set_friction(self, values: Any, env_ids: Any = None) -> None:
         """Set the friction coefficient (len(env_ids), 1), >= 0; a plain number sets every selected copy."""
-        properties.prop_set_surface(self._require("set_friction"), values, env_ids, "friction")
+        self._set_surface(self._require("set_friction"), values, env_ids, "friction")
 
     def set_restitution(self, values: Any, env_ids: Any = None) -> None:
         """Set the restitution (len(env_ids), 1), 0..1; a plain number sets every selected copy."""
-        properties.prop_set_surface(self._require("set_restitution"), values, env_ids, "restitution")
+        self._set_surface(self._require("set_restitution"), values, env_ids, "restitution")
+
+    @staticmethod
+    def _set_surface(data: PropData, values: Any, env_ids: Any, what: str) -> None:
+        """Set the ``friction`` (>= 0) or ``restitution`` (0..1), (K, 1): one shape."""
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        arr = batch_values(data.tensors, values, (len(ids), 1), what, low=0.0,
+                           high=1.0 if what == "restitution" else None)[:, 0]
+        data.batch.set_surface(ids, arr if what == "friction" else None, arr if what == "restitution" else None)
 
     def set_scale(self, values: Any, env_ids: Any = None) -> None:
         """Set the scale (len(env_ids), 1, 3) relative to the authored size (a sphere evenly; a cylinder or cone
         with equal x and y). PyBullet rebuilds the body, keeping its pose, velocity, mass and surface."""
-        properties.prop_set_scale(self._require("set_scale"), values, env_ids)
+        data = self._require("set_scale")
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        scales = batch_values(data.tensors, values, (len(ids), 1, 3), "scales", low=0.0, positive=True)
+        data.batch.set_scale(ids, scales[:, 0])
 
     def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
         """Keep a world-frame force and torque (len(env_ids), 1, 3) on the centre of mass at every physics step
         until set again (zeros stop it) or the environment is reset."""
         data = self._require("apply_external_force")
-        properties.prop_apply_external_force(data, data.external, forces, torques, env_ids)
+        ids = data.tensors.env_ids(env_ids, data.num_envs)
+        f = batch_values(data.tensors, forces, (len(ids), 1, 3), "forces")
+        t = batch_values(data.tensors, torques, (len(ids), 1, 3), "torques")
+        data.external.set(ids, f, t)
 
     def runtime_flush(self) -> None:
         """Send this step's external forces (runtime hook: once per physics step)."""

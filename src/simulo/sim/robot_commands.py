@@ -1,207 +1,189 @@
-"""The writes of :class:`simulo.Robot`: joint targets, teleports, per-copy physical properties and reset.
+"""The writes of :class:`simulo.Robot` on its data: teleports, checked joint targets, per-copy physical properties,
+external forces and reset.
 
-:class:`RobotCommands` is a base of ``Robot`` (the robot's other members live in :mod:`simulo.sim.robot`). Every
-write validates its input first and changes nothing when it refuses it.
+``Robot``'s members of the same names check that a simulation has attached the robot and hand its
+:class:`~simulo.sim.robot_data.RobotData` to these functions. Every write validates its input first and changes
+nothing when it refuses it. The per-copy properties are the SDK's ``RobotPropertiesProtocol`` and
+``ExternalForceProtocol``; their shapes, in the SDK's letters: K selected copies, B bodies (the root first), S
+contact shapes, J joints. The PyBullet engine has one contact material per link, so a robot has S = B shapes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from simulo._checks import check_real
-from simulo.errors import NotAttachedError, SimuloValueError
-from simulo.sim import properties
-from simulo.sim.actuators.attach import reset_each
+from simulo.errors import SimuloValueError
+from simulo.sim.drives import StiffnessDrive
+from simulo.sim.hooks import reset_each
 from simulo.sim.names import match_names
+from simulo.sim.properties import batch_values
 from simulo.sim.robot_data import EFFORT_TARGETS, POSITION_TARGETS, VELOCITY_TARGETS, RobotData
 from simulo.sim.tensors import MAX_MAGNITUDE, unit_poses
 
-
-class RobotCommands:
-    """What a robot writes: targets, teleports, properties, reset (a base of :class:`simulo.Robot`)."""
-
-    #: the robot's data while a simulation has it attached (None before and after)
-    _rt: RobotData | None
-    #: whether a simulation attached the robot and has been closed since
-    _closed: bool
-    _name: str | None
-    #: the actuators added with ``add_actuator`` and where they attach
-    _actuators: list[tuple[Any, Any]]
-
-    def _rt_or_raise(self, member: str) -> RobotData:
-        if self._rt is None and self._closed:
-            raise NotAttachedError(f"Robot.{member} is not available until the simulation has attached the robot: "
-                                   f"the simulation of robot {self._name!r} was closed (build a new "
-                                   "simulo.Simulation(scene) to use it again)")
-        if self._rt is None:
-            raise NotAttachedError(f"Robot.{member} is not available until the simulation has attached the robot "
-                                   "(from on_start onward / after simulo.Simulation(scene) is built)")
-        return self._rt
+#: Which target array :func:`set_targets` writes, by the name of its values.
+_TARGETS = {"positions": POSITION_TARGETS, "velocities": VELOCITY_TARGETS, "efforts": EFFORT_TARGETS}
 
 
-    # -- teleports -------------------------------------------------------------------------------------
-    def set_joint_state(self, positions: Any, velocities: Any = None, env_ids: Any = None) -> None:
-        """Write joint positions (and velocities, zero if not given) directly: a teleport, not control.
+# -- teleports -------------------------------------------------------------------------------------------
+def set_joint_state(data: RobotData, positions: Any, velocities: Any, env_ids: Any) -> None:
+    """Write joint positions and velocities (zero when ``velocities`` is None) directly: a teleport."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    shape = (len(ids), data.num_joints)
+    q = data.tensors.floats(positions, shape, "positions")
+    qd = np.zeros(shape) if velocities is None else data.tensors.floats(velocities, shape, "velocities")
+    data.batch.write_joints(ids, q, qd)
+    data.q[ids] = q
+    data.qd[ids] = qd
+    data.publish_held()
 
-        Args:
-            positions: (len(env_ids), num_joints) in rad or m.
-            velocities: Same shape, or None for zero.
-            env_ids: Environments to write; None for all.
-        """
-        data = self._rt_or_raise("set_joint_state")
+
+def set_root_pose(data: RobotData, pose: Any, env_ids: Any) -> None:
+    """Teleport the base to world-frame poses (K, 7); quaternions are normalised."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    poses = unit_poses(data.tensors.floats(pose, (len(ids), 7), "pose"))
+    data.batch.write_base_pose(ids, poses)
+    data.refresh_base(ids.tolist())
+    data.refresh_joints()
+    data.publish_held()
+
+
+def set_root_velocity(data: RobotData, velocity: Any, env_ids: Any, robot_name: str | None) -> None:
+    """Set base velocities ``[vx, vy, vz, wx, wy, wz]`` (K, 6), world frame.
+
+    Raises:
+        SimuloValueError: A nonzero velocity for a fixed base (``robot_name`` names the robot).
+    """
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    vel = data.tensors.floats(velocity, (len(ids), 6), "velocity")
+    if data.fixed_base and np.any(vel):
+        raise SimuloValueError(f"robot {robot_name!r} has a fixed base; its root velocity must stay zero")
+    data.batch.write_base_velocity(ids, vel)
+    data.refresh_base(ids.tolist())
+    data.publish_held()
+
+
+# -- targets ---------------------------------------------------------------------------------------------
+def set_targets(data: RobotData, name: str, values: Any, joint_ids: Any, env_ids: Any) -> None:
+    """The checked path of the target setters: validate everything, then write (nothing half-applied).
+
+    Args:
+        data: The robot's data.
+        name: ``"positions"``, ``"velocities"`` or ``"efforts"``: which targets, and the values' name in errors.
+        values: The targets (K, len(joint_ids)).
+        joint_ids: Joint columns; None for all.
+        env_ids: Environments; None for all.
+    """
+    block: Any
+    if env_ids is None:  # every environment in order: the columns' index (a slice for a run)
+        cols, index = data.joint_block(joint_ids)
+        vals = data.tensors.floats(values, (data.num_envs, len(cols)), name)
+        block = (slice(None), index)
+    else:
         ids = data.tensors.env_ids(env_ids, data.num_envs)
-        shape = (len(ids), data.num_joints)
-        q = data.tensors.floats(positions, shape, "positions")
-        qd = np.zeros(shape) if velocities is None else data.tensors.floats(velocities, shape, "velocities")
-        data.batch.write_joints(ids, q, qd)
-        data.q[ids] = q
-        data.qd[ids] = qd
-        data.publish_held()
+        cols = data.joint_cols(joint_ids)
+        vals = data.tensors.floats(values, (len(ids), len(cols)), name)
+        block = np.ix_(ids, cols)
+    which = _TARGETS[name]
+    (data.pos_t, data.vel_t, data.eff_t)[which][block] = vals
+    data.targets_written(which, cols)
 
-    def set_root_pose(self, pose: Any, env_ids: Any = None) -> None:
-        """Teleport the base to world-frame poses (len(env_ids), 7); quaternions are normalised.
 
-        Raises:
-            SimuloValueError: A quaternion has zero length. On a fixed base the pose moves the anchor.
-        """
-        data = self._rt_or_raise("set_root_pose")
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        poses = unit_poses(data.tensors.floats(pose, (len(ids), 7), "pose"))
-        data.batch.write_base_pose(ids, poses)
-        data.refresh_base(ids.tolist())
-        data.refresh_joints()
-        data.publish_held()
+# -- per-copy properties (RobotPropertiesProtocol, ExternalForceProtocol) --------------------------------
+def set_body_friction(data: RobotData, name_pattern: str, friction: float) -> None:
+    """Set the lateral friction coefficient of the bodies matching ``name_pattern`` in every environment.
 
-    def set_root_velocity(self, velocity: Any, env_ids: Any = None) -> None:
-        """Set base velocities ``[vx, vy, vz, wx, wy, wz]`` (len(env_ids), 6), world frame."""
-        data = self._rt_or_raise("set_root_velocity")
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        vel = data.tensors.floats(velocity, (len(ids), 6), "velocity")
-        if data.fixed_base and np.any(vel):
-            raise SimuloValueError(f"robot {self._name!r} has a fixed base; its root velocity must stay zero")
-        data.batch.write_base_velocity(ids, vel)
-        data.refresh_base(ids.tolist())
-        data.publish_held()
+    Raises:
+        NameNotFoundError: No body matches. SimuloValueError: friction is not a finite number >= 0.
+    """
+    bodies = match_names(name_pattern, data.body_names, "body", every_branch=True)
+    if check_real(friction, "friction", 0) > MAX_MAGNITUDE:
+        raise SimuloValueError(f"friction must be a finite number >= 0 and <= {MAX_MAGNITUDE:g}, got {friction!r}")
+    for b in bodies:
+        data.batch.set_body_friction(b, float(friction))
 
-    # -- targets -----------------------------------------------------------------------------------------
-    # Each setter first tries the robot data's unchecked write (a joint_ids list validated before and a float array
-    # of the block's shape within range, for every environment), then the checked path, which says what is wrong.
-    def set_joint_position_target(self, positions: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
-        """Set position targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
-        data = self._rt
-        if env_ids is None and data is not None:
-            cols = data.write_targets(POSITION_TARGETS, positions, joint_ids)
-            if cols is not None:
-                data.targets_written(POSITION_TARGETS, cols)
-                return
-        self._set_targets("set_joint_position_target", "positions", positions, joint_ids, env_ids)
 
-    def set_joint_velocity_target(self, velocities: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
-        """Set velocity targets (len(env_ids), len(joint_ids)); sent before the next physics step."""
-        data = self._rt
-        if env_ids is None and data is not None:
-            cols = data.write_targets(VELOCITY_TARGETS, velocities, joint_ids)
-            if cols is not None:
-                data.targets_written(VELOCITY_TARGETS, cols)
-                return
-        self._set_targets("set_joint_velocity_target", "velocities", velocities, joint_ids, env_ids)
+def set_mass(data: RobotData, values: Any, env_ids: Any) -> None:
+    """Set body masses (K, B) in kg: > 0 for a floating root, >= 0 elsewhere."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    masses = batch_values(data.tensors, values, (len(ids), len(data.body_names)), "masses", low=0.0)
+    if not data.fixed_base and (masses[:, 0] <= 0).any():
+        raise SimuloValueError(f"masses of the floating root body {data.body_names[0]!r} must be > 0 (0 would "
+                               f"make it static), got {masses[:, 0].tolist()}")
+    data.batch.set_link_masses(ids, masses)
 
-    def set_joint_effort_target(self, efforts: Any, joint_ids: Any = None) -> None:
-        """Set effort targets (num_envs, len(joint_ids)) in N·m or N for every environment.
 
-        Efforts beyond a joint's effort limit are applied at the limit (the actuator saturates);
-        ``state.joint_efforts`` reports what was applied.
-        """
-        data = self._rt
-        if data is not None:
-            cols = data.write_targets(EFFORT_TARGETS, efforts, joint_ids)
-            if cols is not None:
-                data.targets_written(EFFORT_TARGETS, cols)
-                return
-        self._set_targets("set_joint_effort_target", "efforts", efforts, joint_ids, None)
+def set_center_of_mass(data: RobotData, values: Any, env_ids: Any) -> None:
+    """Set body centres of mass (K, B, 3) in the body frames."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    offsets = batch_values(data.tensors, values, (len(ids), len(data.body_names), 3), "centers of mass")
+    data.batch.set_link_centers_of_mass(ids, offsets)
 
-    def _set_targets(self, member: str, name: str, values: Any, joint_ids: Any, env_ids: Any) -> None:
-        """The checked path of the target setters: validate everything, then write (nothing half-applied)."""
-        data = self._rt_or_raise(member)
-        block: Any
-        if env_ids is None:  # every environment in order: the columns' index (a slice for a run)
-            cols, index = data.joint_block(joint_ids)
-            vals = data.tensors.floats(values, (data.num_envs, len(cols)), name)
-            block = (slice(None), index)
-        else:
-            ids = data.tensors.env_ids(env_ids, data.num_envs)
-            cols = data.joint_cols(joint_ids)
-            vals = data.tensors.floats(values, (len(ids), len(cols)), name)
-            block = np.ix_(ids, cols)
-        which = {"positions": POSITION_TARGETS, "velocities": VELOCITY_TARGETS, "efforts": EFFORT_TARGETS}[name]
-        (data.pos_t, data.vel_t, data.eff_t)[which][block] = vals
-        data.targets_written(which, cols)
 
-    def set_body_friction(self, name_pattern: str, friction: float) -> None:
-        """Set the lateral (Coulomb) friction coefficient of the matching bodies in every environment.
+def set_surface(data: RobotData, values: Any, env_ids: Any, what: str) -> None:
+    """Set per-body ``friction`` (>= 0) or ``restitution`` (0..1), (K, S) with S = B."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    arr = batch_values(data.tensors, values, (len(ids), len(data.body_names)), what, low=0.0,
+                       high=1.0 if what == "restitution" else None)
+    data.batch.set_link_surface(ids, arr if what == "friction" else None, arr if what == "restitution" else None)
 
-        Raises:
-            NameNotFoundError: No body matches. SimuloValueError: friction is not a finite number >= 0.
-        """
-        data = self._rt_or_raise("set_body_friction")
-        bodies = match_names(name_pattern, data.body_names, "body", every_branch=True)
-        if check_real(friction, "friction", 0) > MAX_MAGNITUDE:
-            raise SimuloValueError(f"friction must be a finite number >= 0 and <= {MAX_MAGNITUDE:g}, got {friction!r}")
-        for b in bodies:
-            data.batch.set_body_friction(b, float(friction))
 
-    # -- per-copy properties (RobotPropertiesProtocol, ExternalForceProtocol; see simulo.sim.properties) ------
-    def set_mass(self, values: Any, env_ids: Any = None) -> None:
-        """Set body masses (len(env_ids), num_bodies) in kg."""
-        properties.robot_set_mass(self._rt_or_raise("set_mass"), values, env_ids)
+def set_joint_gains(data: RobotData, stiffness: Any, damping: Any, env_ids: Any) -> None:
+    """Set the stiffness and damping (K, J) of the robot's joints, every one driven by a law that has them.
 
-    def set_center_of_mass(self, values: Any, env_ids: Any = None) -> None:
-        """Set body centres of mass (len(env_ids), num_bodies, 3); the PyBullet engine refuses."""
-        properties.robot_set_center_of_mass(self._rt_or_raise("set_center_of_mass"), values, env_ids)
+    Raises:
+        SimuloValueError: A joint is driven by the engine's motor (its solver gains are not stiffness), or a
+            gain is negative.
+    """
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    shape = (len(ids), data.num_joints)
+    kp = batch_values(data.tensors, stiffness, shape, "stiffness", low=0.0)
+    kd = batch_values(data.tensors, damping, shape, "damping", low=0.0)
+    pd = [d for d in data.drives if isinstance(d, StiffnessDrive)]
+    covered = np.zeros(data.num_joints, dtype=bool)
+    for drive in pd:
+        covered[drive.cols] = True
+    if not covered.all():
+        motor = [data.joint_names[c] for c in np.flatnonzero(~covered)]
+        raise SimuloValueError(f"set_joint_gains sets the stiffness and damping of PD-driven joints, but joints "
+                               f"{motor} use the engine's motor (MotorGainsConfig solver gains, not stiffness); "
+                               "give the robot actuator_gains={'all_joints': simulo.ActuatorGainsConfig(...)}")
+    for drive in pd:
+        drive.set_gains(ids, kp[:, drive.cols], kd[:, drive.cols], data.num_envs)
 
-    def set_friction(self, values: Any, env_ids: Any = None) -> None:
-        """Set each body's friction coefficient (len(env_ids), num_bodies): one contact shape per body."""
-        properties.robot_set_surface(self._rt_or_raise("set_friction"), values, env_ids, "friction")
 
-    def set_restitution(self, values: Any, env_ids: Any = None) -> None:
-        """Set each body's restitution 0..1 (len(env_ids), num_bodies)."""
-        properties.robot_set_surface(self._rt_or_raise("set_restitution"), values, env_ids, "restitution")
+def set_joint_armature(data: RobotData, values: Any, env_ids: Any) -> None:
+    """Set joint armature (K, J), >= 0."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    armature = batch_values(data.tensors, values, (len(ids), data.num_joints), "armature", low=0.0)
+    data.batch.set_joint_armature(ids, armature)
 
-    def set_joint_gains(self, stiffness: Any, damping: Any, env_ids: Any = None) -> None:
-        """Set PD stiffness and damping (len(env_ids), num_joints) of PD-driven (ActuatorGainsConfig) joints."""
-        properties.robot_set_joint_gains(self._rt_or_raise("set_joint_gains"), stiffness, damping, env_ids)
 
-    def set_joint_armature(self, values: Any, env_ids: Any = None) -> None:
-        """Set joint armature (len(env_ids), num_joints); the PyBullet engine refuses."""
-        properties.robot_set_joint_armature(self._rt_or_raise("set_joint_armature"), values, env_ids)
+def apply_external_force(data: RobotData, forces: Any, torques: Any, env_ids: Any) -> None:
+    """Keep world-frame forces and torques (K, B, 3) on the robot's bodies from the next step on."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    shape = (len(ids), len(data.body_names), 3)
+    f = batch_values(data.tensors, forces, shape, "forces")
+    t = batch_values(data.tensors, torques, shape, "torques")
+    data.external.set(ids, f, t)
 
-    def apply_external_force(self, forces: Any, torques: Any, env_ids: Any = None) -> None:
-        """Keep world-frame forces and torques (len(env_ids), num_bodies, 3) on the bodies' centres of mass at
-        every physics step until set again (zeros stop them) or the environment is reset."""
-        data = self._rt_or_raise("apply_external_force")
-        properties.robot_apply_external_force(data, data.external, forces, torques, env_ids)
 
-    # -- reset ---------------------------------------------------------------------------------------------
-    def reset(self, env_ids: Any = None) -> None:
-        """Write the default pose and joint state and clear every target, for ``env_ids`` only; the robot's
-        actuators that keep state across steps reset there too (a surface gripper lets go)."""
-        data = self._rt_or_raise("reset")
-        ids = data.tensors.env_ids(env_ids, data.num_envs)
-        reset_each([actuator for actuator, _ in self._actuators], ids)
-        data.batch.write_base_pose(ids, data.default_pose[ids])
-        data.batch.write_base_velocity(ids, np.zeros((len(ids), 6)))
-        data.batch.write_joints(ids, data.default_q[ids], data.default_qd[ids])
-        data.clear_targets(ids)
-        data.external.clear(ids)
-        data.q[ids] = data.default_q[ids]
-        data.qd[ids] = data.default_qd[ids]
-        data.effort[ids] = 0.0
-        data.refresh_base(ids.tolist())
-        data.publish_held()
-
-    def reset_to_default(self) -> None:
-        """Reset every environment to the default state."""
-        self.reset(None)
-
+# -- reset -----------------------------------------------------------------------------------------------
+def reset(data: RobotData, actuators: Iterable[Any], env_ids: Any) -> None:
+    """Write the default pose and joint state and clear every target, for ``env_ids`` only; ``actuators`` that keep
+    state across steps reset there first (a surface gripper lets go)."""
+    ids = data.tensors.env_ids(env_ids, data.num_envs)
+    reset_each(actuators, ids)
+    data.batch.write_base_pose(ids, data.default_pose[ids])
+    data.batch.write_base_velocity(ids, np.zeros((len(ids), 6)))
+    data.batch.write_joints(ids, data.default_q[ids], data.default_qd[ids])
+    data.clear_targets(ids)
+    data.external.clear(ids)
+    data.q[ids] = data.default_q[ids]
+    data.qd[ids] = data.default_qd[ids]
+    data.effort[ids] = 0.0
+    data.refresh_base(ids.tolist())
+    data.publish_held()

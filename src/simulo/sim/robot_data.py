@@ -12,13 +12,12 @@ body poses and velocities are read from the engine on every call (:mod:`simulo.s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from simulo.engine.base import ArticulationBatch
 from simulo.errors import NameNotFoundError
-from simulo.sim.actuators.drive import DriveInputs
 from simulo.sim.command_changes import (
     EFFORTS,
     MOTOR_FORCES,
@@ -30,13 +29,11 @@ from simulo.sim.command_changes import (
     SettledModes,
     run_index,
 )
+from simulo.sim.drives import DriveInputs, JointDrive
 from simulo.sim.names import match_names
 from simulo.sim.properties import ForceBuffer
 from simulo.sim.robot_buffers import StateBuffers
 from simulo.sim.tensors import Tensors, fits, index_array
-
-if TYPE_CHECKING:
-    from simulo.sim.actuators.drive import JointDrive
 
 #: Largest number of distinct ``joint_ids`` lists a robot remembers as validated.
 _COLS_CACHE_SIZE = 64

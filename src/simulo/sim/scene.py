@@ -11,7 +11,7 @@ from simulo.authoring.pose import Pose, Transform
 from simulo.authoring.world import LightConfig, TerrainConfig
 from simulo.errors import NotAttachedError, SceneError
 from simulo.sim.geometry import PRIMITIVES
-from simulo.sim.hooks import RobotAttachment, SceneMember
+from simulo.sim.hooks import RobotAttachment, SceneMember, SimulationSensor
 
 
 @frozen_dataclass
@@ -40,9 +40,7 @@ def _kind(item: Any) -> str:
         return "light"
     if isinstance(item, Transform):
         return "transform"
-    from simulo.sim.sensors.base import Sensor
-
-    if isinstance(item, Sensor):
+    if isinstance(item, SimulationSensor):
         if not item.scene_mountable:
             raise SceneError(f"a {type(item).__name__} is mounted on a robot body: robot.add_sensor(sensor, "
                              "attach_to=...)")

@@ -28,8 +28,8 @@ from simulo.engine.registry import create_engine, default_engine, engine_factory
 from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import pose_mul
 from simulo.sim import model_physics
-from simulo.sim.actuators.attach import ActuatorContext, connect_actuators, reset_actuators
 from simulo.sim.geometry import engine_geometry, surface_of
+from simulo.sim.hooks import ActuatorContext, connect_actuators, reset_each
 from simulo.sim.prop import Prop
 from simulo.sim.robot import Robot
 from simulo.sim.scene import Scene
@@ -93,7 +93,7 @@ class Simulation:
 
     Raises:
         SceneError: The scene is already simulated, or an item cannot be built.
-        SimuloValueError: A bad ``dt``, ``gravity`` or ``envs_per_world``.
+        SimuloValueError: A bad ``dt``, ``gravity``, ``solver_iterations`` or ``envs_per_world``.
         UnknownEngineError: ``engine`` is not a registered engine name (a ``SimuloValueError``).
     """
 
@@ -112,6 +112,9 @@ class Simulation:
                 raise SimuloValueError(f"Simulation {flag} must be True or False, got {value!r}")
         if not is_real(dt, 0, 1.0, low_open=True):
             raise SimuloValueError(f"dt must be a finite number of seconds > 0 (at most 1), got {dt!r}")
+        if solver_iterations is not None and not is_int(solver_iterations, 1, 10_000):  # docs/limits.md
+            raise SimuloValueError(f"solver_iterations must be an integer from 1 to 10000, or None, "
+                                   f"got {solver_iterations!r}")
         given: tuple[Any, ...] = (tuple(gravity) if hasattr(gravity, "__iter__") and not isinstance(gravity, str)
                                   else (gravity,))
         if len(given) != 3 or not all(isinstance(g, numbers.Real) and not isinstance(g, bool) and math.isfinite(g)
@@ -174,8 +177,9 @@ class Simulation:
         scene.runtime_set_origins(self.tensors.out(self._origins))
         attach_sensors(self, self._engine)
         try:
-            self._stepped = connect_actuators(self._robots, ActuatorContext(self._engine, tuple(self._props),
-                                                                            self.tensors, lambda: self.time))
+            actuators = [actuator for robot in self._robots for actuator in robot.actuators]
+            self._stepped = connect_actuators(actuators, ActuatorContext(self._engine, tuple(self._props),
+                                                                         self.tensors, lambda: self.time))
         except BaseException:
             self.close()
             scene.num_envs = old_num_envs
@@ -392,13 +396,18 @@ class Simulation:
     def reset(self) -> None:
         """Reset every robot and prop to its default state (sim time keeps running); grippers let go."""
         self._open("reset")
-        reset_actuators(self._robots, np.arange(self.num_envs))
+        self._reset_actuators(np.arange(self.num_envs))
         self.scene.reset()
 
     def runtime_reset_envs(self, env_ids: np.ndarray) -> None:
         """Reset the robots' actuators in the environments ``env_ids`` (local indices): a surface gripper lets go
         (runtime hook: an environment's reset calls it before the task's ``reset_idx``)."""
-        reset_actuators(self._robots, env_ids)
+        self._reset_actuators(env_ids)
+
+    def _reset_actuators(self, env_ids: np.ndarray) -> None:
+        """Call the ``runtime_reset`` hook of every robot's actuators that has one, in robot and attachment order."""
+        for robot in self._robots:
+            reset_each(robot.actuators, env_ids)
 
     def close(self) -> None:
         """Disconnect the engine and detach the scene's robots and props; a second call does nothing."""

@@ -8,7 +8,8 @@ import numpy as np
 
 from simulo.authoring.config import ActuatorGainsConfig, MotorGainsConfig
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import DriveInputs, build_drives
+from simulo.sim.drives import DriveInputs, StiffnessDrive
+from simulo.sim.robot_setup import build_drives
 
 NAN = np.nan
 
@@ -55,3 +56,10 @@ def test_two_drives_split_the_columns_and_the_pd_drive_returns_torques_for_its_o
     # env 1: 40 * (1.0 - 0) / (1 + 0.01 * 0.01 * 40 / 1) = 39.84..., saturated at the joint's limit of 1 N·m
     np.testing.assert_array_equal(pc.torque[:, 0], [0.0, 1.0])
     assert data.motor_pos_gain[0].tolist() == [0.3, 0.1, 0.0]
+
+
+def test_set_joint_gains_asks_each_drive_whether_it_has_a_stiffness() -> None:
+    """Only the PD law has gains ``set_joint_gains`` may set; the engine motor's solver gains are not a stiffness."""
+    gains = {"c": ActuatorGainsConfig(stiffness=40.0, damping=0.0)}
+    motor, pd = build_drives(["a", "b", "c"], np.array([100.0, 100.0, 1.0]), gains)
+    assert not isinstance(motor, StiffnessDrive) and isinstance(pd, StiffnessDrive)

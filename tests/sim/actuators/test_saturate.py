@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulo.sim.actuators.drive import Saturation
+from simulo.sim.drives import Saturation
 
 EDGES = np.array([[-0.0, 0.0, -0.0], [0.0, -0.0, 0.0], [-5.0, -5.0, -1e300], [5.0, 5.0, 1e300], [-400.0, 400.0, 3.0],
                   [-3.0, 3.0, -400.0]])

@@ -32,7 +32,7 @@ def test_the_sim_layer_writes_those_efforts_only_for_an_engine_that_does_not(car
     robot, sim = make(cartpole, num_envs=1, sim={"dt": DT})
     robot.set_joint_effort_target(np.array([[3.0]]), joint_ids=[0])
     sim.step()
-    data = robot._rt
+    data = robot._data
     assert data is not None
     assert data.batch.reports_all_efforts is (engine == "mujoco")
     assert bool(data.effort_overrides) is not data.batch.reports_all_efforts
@@ -45,7 +45,7 @@ def test_a_decimated_torque_loop_reads_the_joints_once_per_control_step(cartpole
     # the efforts the first step ran with need no engine read of their own unless the engine's read reports them
     # from the commands the second flush overwrites
     robot, sim = make(cartpole, num_envs=2, sim={"dt": DT}, joint_config=LIMITED)
-    data = robot._rt
+    data = robot._data
     assert data is not None
     reads = record_calls(data.batch, ("read_joints",))
     for k in range(5):

@@ -1,4 +1,5 @@
-"""Actuators: the joint drive laws of every robot and the actuators added with ``robot.add_actuator``.
+"""Actuators: the joint drive laws of every robot (:mod:`simulo.sim.drives` is their framework) and the actuators
+added with ``robot.add_actuator`` (their hooks are :mod:`simulo.sim.hooks`).
 
 ``simulo.ParallelGripperActuator``, ``simulo.SurfaceGripperActuator``, ``simulo.GripperCommand``,
 ``simulo.GripperState`` and ``simulo.ParallelGripper`` resolve here.
@@ -6,14 +7,13 @@
 
 from typing import Any
 
-from simulo.sim.actuators.drive import JointDrive, build_drives
 from simulo.sim.actuators.engine_motor import EngineMotorDrive
 from simulo.sim.actuators.gripper import ParallelGripper, ParallelGripperActuator
 from simulo.sim.actuators.gripper_types import GripperCommand, GripperState
 from simulo.sim.actuators.ideal_pd import IdealPDDrive
 
-__all__ = ["EngineMotorDrive", "GripperCommand", "GripperState", "IdealPDDrive", "JointDrive", "ParallelGripper",
-           "ParallelGripperActuator", "SurfaceGripperActuator", "build_drives"]
+__all__ = ["EngineMotorDrive", "GripperCommand", "GripperState", "IdealPDDrive", "ParallelGripper",
+           "ParallelGripperActuator", "SurfaceGripperActuator"]
 
 
 def __getattr__(name: str) -> Any:

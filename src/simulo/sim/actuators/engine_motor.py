@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import JointCommands, Saturation
+from simulo.sim.drives import JointCommands, Saturation
 
 if TYPE_CHECKING:
-    from simulo.sim.actuators.drive import DriveInputs
-    from simulo.sim.robot_data import RobotData
+    from simulo.sim.drives import DriveData, DriveInputs
 
 _PASSIVE = int(ControlMode.PASSIVE)
 _POSITION = int(ControlMode.POSITION_MOTOR)
@@ -54,7 +53,7 @@ class EngineMotorDrive:
         """The joint columns this drive drives."""
         return self._cols
 
-    def configure(self, data: RobotData) -> None:
+    def configure(self, data: DriveData) -> None:
         """Write the motor gains and force limits into the robot's engine tables (runtime hook)."""
         c = self._index
         data.motor_pos_gain[:, c] = self.position_gain
@@ -63,7 +62,7 @@ class EngineMotorDrive:
         self._limit = data.effort_limit[c].copy()
         self._saturate = Saturation(self._limit)
 
-    def compute(self, data: RobotData, inputs: DriveInputs) -> JointCommands:
+    def compute(self, data: DriveData, inputs: DriveInputs) -> JointCommands:
         """Each joint's mode: position over velocity over effort; raw efforts clipped (runtime hook)."""
         index = self._index
         if self._all:  # every joint: the masks as they are

@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from simulo.engine.base import ControlMode
-from simulo.sim.actuators.drive import JointCommands, Saturation
+from simulo.sim.drives import JointCommands, Saturation
 
 if TYPE_CHECKING:
-    from simulo.sim.actuators.drive import DriveInputs
-    from simulo.sim.robot_data import RobotData
+    from simulo.sim.drives import DriveData, DriveInputs
 
 _TORQUE = int(ControlMode.TORQUE)
 #: Effective inertias below this (kg·m² or kg) count as this: a massless joint needs (almost) no torque.
@@ -65,12 +64,12 @@ class IdealPDDrive:
         self.stiffness[env_ids] = stiffness
         self.damping[env_ids] = damping
 
-    def configure(self, data: RobotData) -> None:
+    def configure(self, data: DriveData) -> None:
         """Take the joints' effort limits (runtime hook); the engine motor tables are not used."""
         self._limit = data.effort_limit[self._cols].copy()
         self._saturate = Saturation(self._limit)
 
-    def compute(self, data: RobotData, inputs: DriveInputs) -> JointCommands:
+    def compute(self, data: DriveData, inputs: DriveInputs) -> JointCommands:
         """This step's PD torques from the targets and the current joint state (runtime hook)."""
         c = self._cols
         pos_set, vel_set, eff_set = inputs.pos_set[:, c], inputs.vel_set[:, c], inputs.eff_set[:, c]

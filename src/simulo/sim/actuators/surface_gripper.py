@@ -33,7 +33,7 @@ from simulo.sim.actuators.reach import Target, grip_targets, nearest
 
 if TYPE_CHECKING:
     from simulo.engine.base import WeldBatch
-    from simulo.sim.actuators.attach import ActuatorContext
+    from simulo.sim.hooks import ActuatorContext
     from simulo.sim.robot_data import RobotData
 
 _AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}

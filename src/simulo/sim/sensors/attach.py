@@ -4,17 +4,48 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from simulo.sim.sensors.base import Sensor, SensorContext
+from simulo.sim.hooks import SensorContext
+from simulo.sim.sensors.base import Sensor
 from simulo.sim.tensors import to_numpy
+from simulo.sim.variants import VariantProp
 
 if TYPE_CHECKING:
     from simulo.engine.base import Engine
     from simulo.sim.scene import Scene
-    from simulo.sim.simulation import Simulation
+    from simulo.sim.tensors import Tensors
+
+
+class SensorHost(Protocol):
+    """What attaching sensors reads of the simulation (a :class:`~simulo.sim.simulation.Simulation` is one)."""
+
+    @property
+    def scene(self) -> Scene:
+        """The scene whose sensors (and whose robots' sensors) are attached."""
+        ...
+
+    @property
+    def tensors(self) -> Tensors:
+        """The simulation's tensor converter."""
+        ...
+
+    @property
+    def num_envs(self) -> int:
+        """Number of environments."""
+        ...
+
+    @property
+    def env_origins(self) -> Any:
+        """Environment origins (num_envs, 3)."""
+        ...
+
+    @property
+    def time(self) -> float:
+        """Simulated time in seconds now."""
+        ...
 
 
 def has_cameras(scene: Scene) -> bool:
@@ -27,8 +58,6 @@ def has_cameras(scene: Scene) -> bool:
 
 def object_labels(scene: Scene) -> dict[int, str]:
     """Engine object label -> scene path, following the order in which the simulation builds the scene."""
-    from simulo.sim.variants import VariantProp
-
     labels: dict[int, str] = {}
     for entry in scene.get_items():
         kind, item = entry["kind"], entry["item"]
@@ -49,7 +78,7 @@ def _sensors(scene: Scene) -> Iterator[tuple[Sensor, bool | None]]:
                 yield sensor, None
 
 
-def attach_sensors(simulation: Simulation, engine: Engine) -> None:
+def attach_sensors(simulation: SensorHost, engine: Engine) -> None:
     """Give every sensor of the simulation's scene its context (the simulation calls it after building)."""
     scene = simulation.scene
     labels = object_labels(scene)

@@ -6,52 +6,22 @@ A sensor is mounted in one of three ways:
 * in every environment: ``scene.add(sensor, at="/World/...")`` (poses relative to each environment's origin);
 * once, shared: ``scene.add(sensor, at=..., per_environment=False)`` (poses in world coordinates).
 
-The simulation hands each sensor a :class:`SensorContext` once the scene is built (``runtime_attach``). This
-module imports numpy only inside methods, so that naming ``simulo.Camera`` stays cheap.
+The simulation hands each sensor a :class:`~simulo.sim.hooks.SensorContext` once the scene is built
+(``runtime_attach``). This module imports numpy only inside methods, so that naming ``simulo.Camera`` stays cheap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from simulo._frozen import frozen_dataclass
 from simulo.errors import NotAttachedError, SimuloValueError
+from simulo.sim.hooks import SensorContext
 from simulo.sim.sensors.offset import SensorOffset
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from simulo.engine.base import Engine
     from simulo.sim.robot_data import RobotData
-    from simulo.sim.tensors import Tensors
-
-
-@frozen_dataclass
-class SensorContext:
-    """What the simulation gives a sensor when it attaches it (runtime API).
-
-    Attributes:
-        engine: The engine (renders and casts rays).
-        tensors: Output converter.
-        num_envs: Number of environments.
-        origins: Environment origins (num_envs, 3).
-        clock: Simulated time in seconds now.
-        gravity: Gravity of every environment (num_envs, 3), m/s².
-        labels: Engine object label -> scene path (see :class:`simulo.engine.base.CameraFrames`).
-        per_environment: For a sensor added to the scene: copied into every environment, or shared.
-        frame: For a sensor added to the scene: the pose of the Transform above it (identity when none).
-    """
-
-    engine: Engine
-    tensors: Tensors
-    num_envs: int
-    origins: np.ndarray
-    clock: Callable[[], float]
-    gravity: Callable[[], np.ndarray]
-    labels: dict[int, str]
-    per_environment: bool = True
-    frame: tuple[float, ...] = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
 
 
 def check_period(value: Any) -> float:

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulo.errors import NotAttachedError, SimuloValueError
+from simulo.sim.prop import Prop
 from simulo.sim.variants import VariantBatch
 
 if TYPE_CHECKING:
-    from simulo.sim.prop import Prop
     from simulo.sim.robot_data import RobotData
 
 
@@ -30,8 +30,6 @@ class ContactSensor:
     """
 
     def __init__(self, other: Prop, name: str = "contacts") -> None:
-        from simulo.sim.prop import Prop
-
         if not isinstance(other, Prop):
             raise SimuloValueError(f"ContactSensor.other must be a simulo.Prop, got {other!r}")
         self.other = other

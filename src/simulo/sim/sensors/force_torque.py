@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simulo.errors import SimuloValueError
-from simulo.sim.sensors.base import Sensor, SensorContext
+from simulo.sim.hooks import SensorContext
+from simulo.sim.sensors.base import Sensor
 
 if TYPE_CHECKING:
     from simulo.sim.robot_data import RobotData
