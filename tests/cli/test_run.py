@@ -157,7 +157,7 @@ def test_timeout_stops_the_job(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert "sleepy: going to sleep" in err
     assert f"job 'sleepy' timed out after {SLEEPY_TIMEOUT_S} s and was stopped" in err
     run_info = json.loads((runs / "jobs_demo" / "sleepy" / "0001" / "run.json").read_text())
-    assert run_info["status"] == "timed_out" and run_info["attempts"] == 1
+    assert run_info["status"] == "timed_out" and run_info["attempts"] == 1 and run_info["phase"] == "run"
     pid = int((runs / "jobs_demo" / "sleepy" / "0001" / "pid.txt").read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # the job process is gone

@@ -89,7 +89,7 @@ IN_THE_JOB = [
     ("sys_exit_at_import", "pass", "import sys\nsys.exit(4)\n", 1,
      "JobError: importing hostile.py exited the process (sys.exit(4))"),
     ("import_never_returns", "pass", "import time\ntime.sleep(600)\n", 124,
-     "job 'main' timed out after 4 s and was stopped"),
+     "job 'main' timed out after 4 s and was stopped (phase: import)"),
 ]
 
 

@@ -14,10 +14,15 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from simulo._checks import MAX_NUM_ENVS, check_num_envs
 from simulo.cli._usage import OneLineParser, parse
 from simulo.cli.pick_place_defaults import FLAG_DEFAULTS
 from simulo.engine.registry import ENGINE_VARIABLE, available_engines
 from simulo.errors import SimuloValueError
+
+#: The largest ``--noise`` levels: a metre of position noise (twice the arm's reach) and a full turn of yaw
+#: noise. Beyond them every estimate is out of reach anyway, and 1e300 overflows the plan's timing.
+MAX_NOISE_MM, MAX_NOISE_DEG = 1000.0, 360.0
 
 
 def _noise(text: str) -> tuple[float, float]:
@@ -27,13 +32,14 @@ def _noise(text: str) -> tuple[float, float]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected MM,DEG such as 3,2 (position noise in mm, yaw noise in degrees), "
                                          f"got {text!r}") from None
-    if not (math.isfinite(mm) and math.isfinite(deg) and mm >= 0 and deg >= 0):
-        raise argparse.ArgumentTypeError(f"noise levels must be finite numbers >= 0, got {text!r}")
+    if not (0 <= mm <= MAX_NOISE_MM and 0 <= deg <= MAX_NOISE_DEG):
+        raise argparse.ArgumentTypeError(f"noise levels must be finite numbers >= 0, at most {MAX_NOISE_MM:g} mm "
+                                         f"and {MAX_NOISE_DEG:g} degrees, got {text!r}")
     return mm, deg
 
 
-def _whole_number(minimum: int) -> Any:
-    """An argparse type: a whole number >= ``minimum``."""
+def _whole_number(minimum: int, maximum: int | None = None) -> Any:
+    """An argparse type: a whole number >= ``minimum`` (and <= ``maximum`` when given)."""
     def parse(text: str) -> int:
         try:
             value: int | None = int(text)
@@ -41,11 +47,14 @@ def _whole_number(minimum: int) -> Any:
             value = None
         if value is None or value < minimum:
             raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {text!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"expected a whole number <= {maximum}, got {text!r}")
         return value
     return parse
 
 
 _positive_int = _whole_number(1)
+_trial_count = _whole_number(1, MAX_NUM_ENVS)
 _seed = _whole_number(0)
 
 
@@ -79,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--speed", type=_number(0.1, 8.0, "a speed factor between 0.1 and 8"),
                         metavar="K", help="every move K times faster, with the arm's position gain raised to match")
     parser.add_argument("--stack", action="store_true", help="then place a second cube on the first, 40 mm higher")
-    parser.add_argument("--trials", type=_positive_int, metavar="N",
+    parser.add_argument("--trials", type=_trial_count, metavar="N",
                         help="N random cube starts, batched as N environments of one simulation")
     parser.add_argument("--seed", type=_seed, metavar="S",
                         help="with --trials: seed of the random starts (default 0)")
@@ -118,7 +127,12 @@ def _writable(path: str) -> str | None:
     return None
 
 
-def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def _gave_friction(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` sets ``--friction`` (even to its default); argparse refuses abbreviations of it as ambiguous."""
+    return any(token == "--friction" or token.startswith("--friction=") for token in argv)
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace, gave_friction: bool) -> None:
     if args.seed is not None and args.trials is None:
         parser.error("--seed seeds the random cube starts of --trials N; it needs --trials N")
     if args.address is not None:
@@ -136,7 +150,12 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         parser.error("--stack and --trials cannot be combined")
     if args.record is not None and (args.trials is not None or args.friction_sweep):
         parser.error("--record films one run; it cannot be combined with --trials or --friction-sweep")
-    if args.friction_sweep and (args.trials is not None or args.stack or args.friction != 1.0):
+    if args.trials is not None and args.workers is None and args.address is None:
+        try:  # the trials are environments of one simulation here: as many as this machine's memory holds
+            check_num_envs(args.trials, "--trials")
+        except SimuloValueError as exc:
+            parser.error(str(exc))
+    if args.friction_sweep and (args.trials is not None or args.stack or gave_friction):
         parser.error("--friction-sweep runs its own frictions; it cannot be combined with --friction, --stack "
                      "or --trials")
     if args.record is not None:
@@ -156,7 +175,7 @@ def parse_flags(argv: Sequence[str]) -> SimpleNamespace | int:
     if isinstance(args, int):
         return args
     try:
-        _check(parser, args)
+        _check(parser, args, _gave_friction(argv))
     except SystemExit as exc:  # parser.error: one line on stderr
         return exc.code if isinstance(exc.code, int) else 2
     return SimpleNamespace(**vars(args))

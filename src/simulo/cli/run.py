@@ -4,8 +4,11 @@ The app file is imported in discovery mode (torch and other heavy imports inside
 ``app.runtime.imports()`` are not loaded) to find its jobs and check the flags, first in a child process
 bounded in time (:mod:`simulo.platform.isolated_import`: a file that segfaults, exits or hangs at import
 is one line and exit 2), then here; the job then runs in a child process (see
-:mod:`simulo.platform.runner`), whose timeout covers its import too. Its output streams to stderr and to the
-run's ``log.txt``; its return value is printed on stdout as JSON and saved as ``result.json``.
+:mod:`simulo.platform.runner`). The job's timeout counts from ``simulo run``'s start: when the file declares it
+as a number literal (:mod:`simulo.platform.static_jobs`), it bounds the discovery import too, and an import
+that outlasts it is recorded as the job timing out in phase ``import`` (exit 124). ``--list`` has the discovery
+limit alone. Its discovery and job processes die with it (:mod:`simulo.platform.orphans`). Its output streams
+to stderr and to the run's ``log.txt``; its return value is printed on stdout as JSON and saved as ``result.json``.
 
 It accepts every option of the SDK's ``simulo run``. ``--detach`` runs the job in a background process
 and returns at once (``simulo logs RUN --follow`` reads it); ``--tag NAME`` is kept in the run's
@@ -15,7 +18,8 @@ always carries its ``:vN``); ``--strict-assets`` resolves every registry asset b
 ``--viewstream`` serves the job's environments live to Foxglove on a local WebSocket
 (:mod:`simulo.rl.recordings.live`; ``127.0.0.1:8765`` unless ``--viewstream-host``/``--viewstream-port``
 say otherwise); ``--no-viewstream`` and ``--skip-preflight`` ask for what a local run does anyway.
-``--record-3d`` has no local meaning: it exits 2 and says why.
+``--record-3d COPIES`` records a training job's first COPIES environments to the run's recordings
+(:mod:`simulo.rl.recordings.training_3d`).
 
 Before the job starts, :mod:`simulo.platform.readiness` checks what would make every attempt fail (a
 missing dependency, Ray for ``--workers``, ``--num-envs 0``, a missing volume) and installs
@@ -33,22 +37,33 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from simulo.engine.registry import ENGINE_VARIABLE, available_engines
 from simulo.errors import JobError, SimuloError, SimuloValueError
 from simulo.platform.app import JobFunction
 from simulo.platform.background import start_background
 from simulo.platform.context import RunFlags
-from simulo.platform.isolated_import import check_import
+from simulo.platform.isolated_import import ImportTimedOut, check_import
 from simulo.platform.jobs import JobFile, check_runnable, load_app_file
 from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
 from simulo.platform.readiness import check_params, prepare
 from simulo.platform.run_gates import check_run_flags, gated_exit
-from simulo.platform.runner import EXIT_FAILED, EXIT_USAGE, RunRequest, run_id, run_job, runs_root
+from simulo.platform.runner import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    RunRequest,
+    record_import_timeout,
+    run_id,
+    run_job,
+    runs_root,
+)
+from simulo.platform.static_jobs import DeclaredJob, declared_job
 from simulo.platform.systems import JobType
-from simulo.rl.recordings import live_settings
+from simulo.rl.recordings import live_settings, training_3d_settings
 from simulo.scale.settings import ScaleSettings
 
 USAGE = """\
@@ -85,22 +100,20 @@ Run a job of an app file on this computer.
   --PARAM VALUE   the job's parameters: num_envs is --num-envs; booleans are --x/--no-x
 
 Accepted as what a local run does anyway: --no-viewstream, --skip-preflight.
-No local meaning (exit 2): --record-3d COPIES.
+--record-3d COPIES records the first COPIES (1..64) environments of a training job to the run's
+recordings/train-3d-NNNN.mcap (simulo recordings RUN --format foxglove exports it for Foxglove).
 
-The app file is imported first in a child process, given $SIMULO_DISCOVERY_TIMEOUT seconds (default 60).
+The app file is imported first in a child process, given $SIMULO_DISCOVERY_TIMEOUT seconds (default 60), or
+the job's timeout when @app.job(timeout=N) declares a shorter one: the timeout counts from simulo run's start.
 
 Exit status: 0 completed, 1 failed or could not start (a preview: a check failed), 2 usage error (or an app
-file that crashes, exits or hangs when imported), 124 timed out."""
+file that crashes, exits or hangs when imported), 124 timed out (its import included)."""
 
 _VALUED = ("--job", "--runs-dir", "--workers", "--address", "--from", "--compare", "--require-success", "--tag",
            "--record-3d", "--engine", "--viewstream-port", "--viewstream-host")
 _SWITCHES = ("--list", "--detach", "--frozen", "--strict-assets", "--repeatable", "--fail-if-worse",
              "--skip-preflight", "--viewstream", "--no-viewstream", "-h", "--help")
 _OWN = (*_VALUED, *_SWITCHES)
-_NO_LOCAL_MEANING = {
-    "--record-3d": "--record-3d records 3D training data on Simulo cloud training workers only; locally, record "
-                   "a video with simulo.VideoWriter",
-}
 _TAG = re.compile(r"^[a-z0-9._-]{1,64}$")
 _MAX_TAGS = 16
 
@@ -117,6 +130,7 @@ class _Options:
     strict_assets: bool = False
     flags: RunFlags = field(default_factory=RunFlags)
     live_view: tuple[tuple[str, str], ...] = ()
+    record_3d: tuple[tuple[str, str], ...] = ()
 
 
 def _tags(values: list[str]) -> tuple[str, ...]:
@@ -196,9 +210,6 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
         else:
             rest.append(token)
         i += 1
-    for option, why in _NO_LOCAL_MEANING.items():
-        if option in values or option in switches:
-            raise JobError(why)
     if values.get("--engine"):
         _use_engine(values["--engine"][-1])
     workers = values.get("--workers", ["1"])[-1]
@@ -219,6 +230,7 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
         strict_assets="--strict-assets" in switches,
         flags=_run_flags(values, switches),
         live_view=_live_view(viewstream, values),
+        record_3d=_record_3d(values),
     ), rest
 
 
@@ -236,6 +248,16 @@ def _live_view(enabled: bool, values: dict[str, list[str]]) -> tuple[tuple[str, 
     except SimuloValueError as exc:
         raise JobError(str(exc)) from None
     return live_settings.environ(True, host, port)
+
+
+def _record_3d(values: dict[str, list[str]]) -> tuple[tuple[str, str], ...]:
+    """The job process's ``--record-3d`` variable, the copies checked."""
+    if not values.get("--record-3d"):
+        return ()
+    try:
+        return training_3d_settings.environ(training_3d_settings.parse_copies(values["--record-3d"][-1]))
+    except SimuloValueError as exc:
+        raise JobError(str(exc)) from None
 
 
 def _flags_of(job: JobFunction) -> list[Flag]:
@@ -297,15 +319,23 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[0].startswith("-"):
         return _error(f"the first argument must be the app file, got {argv[0]!r} (see 'simulo run --help')")
+    launched = time.monotonic()
+    declared: DeclaredJob | None = None
     try:
         options, job_argv = _split(argv[1:])
-        check_import(argv[0])  # a file that segfaults, exits or hangs at import cannot take this process down
+        if not (options.list_jobs or options.help):
+            declared = declared_job(argv[0], options.job)
+        # a file that segfaults, exits or hangs at import cannot take this process down
+        check_import(argv[0], _time_left(declared, launched))
         job_file = load_app_file(argv[0], discovery=True)
         if options.list_jobs or options.help:
             print(_listing(job_file))
             return 0
         job = job_file.select(options.job)
         check_runnable(job)
+        if options.record_3d and job.spec.job_type is not JobType.TRAIN:
+            raise JobError(f'--record-3d works only on a training job (@app.job(type="train")); {job.spec.name!r} '
+                           f"is {job.spec.job_type.value if job.spec.job_type else 'untyped'}")
         flags = _flags_of(job)
         values = parse_flags(flags, job_argv)
         params = {f.name: values.get(f.name, f.default) for f in flags if f.name in values or not f.required}
@@ -313,6 +343,9 @@ def main(argv: list[str]) -> int:
         check_run_flags(job, options.flags, params, runs_root(options.runs_dir))
         ready = prepare(job, job_file, ScaleSettings(options.workers, options.address),
                         strict_assets=options.strict_assets)
+    except ImportTimedOut:
+        assert declared is not None  # only a declared timeout bounds the import so
+        return _import_timed_out(argv[0], declared, job_argv, options)
     except JobError as exc:
         return _error(str(exc))
     except SimuloError as exc:  # a missing dependency or volume, a pip failure, an asset under --strict-assets
@@ -325,7 +358,7 @@ def main(argv: list[str]) -> int:
         params=jsonable_params(params),
         timeout=job.spec.timeout,
         retries=job.spec.retries,
-        env=(*job.app.runtime.runtime_env.items(), *ready.env, *options.live_view),
+        env=(*job.app.runtime.runtime_env.items(), *ready.env, *options.live_view, *options.record_3d),
         workers=options.workers,
         address=options.address,
         flags=options.flags,
@@ -334,7 +367,7 @@ def main(argv: list[str]) -> int:
     try:
         if options.detach:
             return _detach(request, options)
-        outcome = run_job(request, runs_root(options.runs_dir))
+        outcome = run_job(request, runs_root(options.runs_dir), started=launched)
     except JobError as exc:
         return _error(str(exc))
     if outcome.status == "completed":
@@ -349,6 +382,26 @@ def main(argv: list[str]) -> int:
         print(f"simulo run: error: {kind}{outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
     gate = gated_exit(job, options.flags, outcome.status == "completed", outcome.result)
     return gate if gate is not None and outcome.status != "interrupted" else outcome.exit_code
+
+
+def _time_left(declared: DeclaredJob | None, launched: float) -> float | None:
+    """Seconds left of the declared job's timeout, counted from ``launched``; None when it has none."""
+    if declared is None or declared.timeout is None:
+        return None
+    return declared.timeout - (time.monotonic() - launched)
+
+
+def _import_timed_out(file: str, declared: DeclaredJob, job_argv: list[str], options: _Options) -> int:
+    """Record the run whose app file's import outlasted the job's timeout, say so in one line; exit 124."""
+    request = RunRequest(file=Path(file).resolve(), app=declared.app, job=declared.job, argv=tuple(job_argv),
+                         params={}, timeout=declared.timeout, workers=options.workers, address=options.address,
+                         flags=options.flags)
+    try:
+        outcome = record_import_timeout(request, runs_root(options.runs_dir))
+    except JobError as exc:
+        return _error(str(exc))
+    print(f"simulo run: error: {outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
+    return outcome.exit_code
 
 
 def _detach(request: RunRequest, options: _Options) -> int:

@@ -4,7 +4,9 @@ Usage: ``python -m simulo.platform._child SPEC_JSON``. Appends the run's extra i
 (``Runtime.pip_install``'s cache) to ``sys.path``, imports the app file in execution mode, parses the
 job flags (resolving ``--policy``-style checkpoint references against the app's runs folder), sets the
 run context, calls the job and writes ``result.json`` (and the outputs the job saved with
-``simulo.save_output``). The job's callbacks hear of its start, its checkpoints, an anomaly and its end
+``simulo.save_output``). It records the phase it reaches (``build`` once the app file is imported, ``run`` when
+the job is called) in the spec's ``phase_file``, so a timeout names it, and dies with its parent
+(:mod:`simulo.platform.orphans`). The job's callbacks hear of its start, its checkpoints, an anomaly and its end
 (:mod:`simulo.platform.job_hooks`).
 
 On an exception it writes ``attempt-<n>.error.json`` (type, message, traceback, and whether a retry
@@ -31,13 +33,16 @@ from simulo.errors import JobError, NonFiniteError, SimuloError, SimuloValueErro
 from simulo.platform.context import RunContext, RunFlags, running
 from simulo.platform.job_hooks import JobHooks
 from simulo.platform.jobs import load_app_file
+from simulo.platform.orphans import die_with_parent
 from simulo.platform.outputs import collecting_outputs
 from simulo.platform.params import Flag, job_flags, parse_flags
 from simulo.platform.policies import PolicyCheckpoint
 from simulo.platform.repeatable import call_job
+from simulo.platform.runner import mark_phase
 from simulo.platform.training_policy import training_policy
 from simulo.rl.env import env_backend
 from simulo.rl.recordings.live_settings import ENABLED_VARIABLE
+from simulo.rl.recordings.training_3d_settings import requested_copies
 from simulo.scale.settings import current_settings
 from simulo.scale.worker_setup import JOB_PATH_VARIABLE
 
@@ -111,7 +116,8 @@ def _resolve_checkpoints(flags: list[Flag], kwargs: dict[str, Any], run: RunCont
 def _sharded_environments() -> contextlib.ExitStack[bool | None]:
     """Under ``--workers N`` (N > 1) or ``--address``, the job's LearningEnvs step over Ray actors.
 
-    Under ``--viewstream`` they are also shown live (:mod:`simulo.rl.recordings.live`), served from here.
+    Under ``--viewstream`` they are also shown live (:mod:`simulo.rl.recordings.live`), served from here; under
+    ``--record-3d COPIES`` they are recorded (:mod:`simulo.rl.recordings.training_3d`).
     """
     settings = current_settings()
     stack = contextlib.ExitStack()
@@ -120,6 +126,11 @@ def _sharded_environments() -> contextlib.ExitStack[bool | None]:
         from simulo.scale.ray_env import backend_factory  # noqa: PLC0415 - imports Ray only when asked to
 
         factory = backend_factory(settings.workers, settings.address)
+    copies = requested_copies()
+    if copies is not None:
+        from simulo.rl.recordings.training_3d import recording_backend  # noqa: PLC0415 - only when asked for
+
+        factory = recording_backend(copies, factory)
     if os.environ.get(ENABLED_VARIABLE) == "1":
         from simulo.rl.recordings import live  # noqa: PLC0415 - the live view's modules only when asked for
 
@@ -192,12 +203,14 @@ def main(spec_text: str) -> int:
     hooks = JobHooks((), job_id, run.checkpoint_dir)
     try:
         job = load_app_file(spec["file"], discovery=False).select(spec["job"])
+        mark_phase(Path(spec["phase_file"]), "build")
         hooks = JobHooks(job.spec.callbacks, job_id, run.checkpoint_dir)
         flags = job_flags(job.spec.fn)
         kwargs = _resolve_checkpoints(flags, parse_flags(flags, spec["argv"]), run)
         hooks.start()
         with running(job.app, run), _sharded_environments(), training_policy(job, run), \
                 collecting_outputs(run.run_dir) as outputs:
+            mark_phase(Path(spec["phase_file"]), "run")
             result = call_job(job.spec.fn, kwargs, run)
             text = result_json(result)
             outputs.publish()
@@ -242,4 +255,5 @@ def finish(code: int) -> int:
 
 
 if __name__ == "__main__":
+    die_with_parent()
     raise SystemExit(finish(main(sys.argv[1])))

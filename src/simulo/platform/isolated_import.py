@@ -9,14 +9,17 @@ whatever ended it into a one-line :class:`~simulo.errors.JobError`:
 
 * killed by a signal: ``importing app.py killed the process by SIGSEGV``;
 * ``sys.exit(n)`` / ``os._exit(n)`` at import: ``importing app.py exited the process (...)``;
-* no return within the bound: ``importing app.py did not finish within 60 s``;
+* no return within the bound: ``importing app.py did not finish within 60 s``; when the job's own timeout
+  is the shorter bound (``simulo run``, not ``--list``, passes it), :class:`ImportTimedOut` instead, which
+  ``simulo run`` records as the job timing out in its import phase;
 * a thread the file started and left running (it would keep ``simulo run`` from ever exiting):
   ``importing app.py left a thread running``;
 * an ordinary import error: the same message the in-process import gives.
 
 Only a file whose import ended normally in the child is imported again in the CLI's own process. The
 child's output (what the file prints at import) is kept back; its last line is quoted when the import
-failed.
+failed. The child dies with the process that started it (:mod:`simulo.platform.orphans`), and a timeout
+stops its whole process group.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import time
 from pathlib import Path
 
 from simulo.errors import JobError
+from simulo.platform.orphans import child_environ, die_with_parent
 from simulo.platform.runner import stop_process_group
 
 DISCOVERY_TIMEOUT_VARIABLE = "SIMULO_DISCOVERY_TIMEOUT"
@@ -75,14 +79,25 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def check_import(path: str | Path) -> None:
+class ImportTimedOut(JobError):
+    """The import did not finish within the job's own timeout (shorter than the discovery limit)."""
+
+
+def check_import(path: str | Path, job_timeout: float | None = None) -> None:
     """Import the app file at ``path`` in discovery mode in a child process, bounded in time.
 
+    Args:
+        path: The app file.
+        job_timeout: Seconds left of the job's timeout, when known: the import is bounded by the shorter of
+            it and :func:`discovery_timeout`.
+
     Raises:
+        ImportTimedOut: The import did not finish within ``job_timeout`` seconds, the shorter bound.
         JobError: The import failed, exited, was killed by a signal or did not finish within
             :func:`discovery_timeout` seconds; one line naming the file and what happened.
     """
-    timeout = discovery_timeout()
+    limit = discovery_timeout()
+    timeout = limit if job_timeout is None else max(0.0, min(limit, job_timeout))
     name = Path(path).name
     with tempfile.TemporaryDirectory(prefix="simulo-discovery-") as tmp:
         result, output = Path(tmp) / "result.json", Path(tmp) / "output.txt"
@@ -90,12 +105,14 @@ def check_import(path: str | Path) -> None:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "simulo.platform.isolated_import", str(path), str(result)],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+                env=child_environ({**os.environ, "PYTHONIOENCODING": "utf-8"}),
             )
             try:
                 code = proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 stop_process_group(proc)
+                if timeout < limit:
+                    raise ImportTimedOut(f"importing {name} did not finish within the job's timeout") from None
                 raise JobError(f"importing {name} did not finish within {timeout:g} s; an app file's top level "
                                f"should only declare its app and jobs (more time: {DISCOVERY_TIMEOUT_VARIABLE}="
                                "SECONDS)") from None
@@ -144,4 +161,5 @@ def _main(path: str, result: str) -> int:
 
 
 if __name__ == "__main__":
+    die_with_parent()
     raise SystemExit(_main(sys.argv[1], sys.argv[2]))

@@ -9,16 +9,21 @@ Layout of a run (``RUNS`` is ``--runs-dir``, else ``$SIMULO_RUNS_DIR``, else ``.
         log.txt                     everything the job printed, all attempts, and the runner's progress lines
         checkpoints/                RunContext.checkpoint_dir, shared by the attempts
         attempt-<n>.error.json      type, message and traceback of a failed attempt
+        attempt-<n>.phase           the phase the attempt reached: build, then run (absent: import)
         result.json                 the job's return value, on success
 
 Each attempt runs in a fresh Python process (``python -m simulo.platform._child``) in its own
 process group, so a timeout can stop it and everything it started. Its stdout and stderr are
 streamed to this process's stderr and to ``log.txt``. ``timeout`` is one budget for all attempts
-together; when it runs out the job is stopped (SIGTERM, then SIGKILL after a short grace) and not
-retried. A failed attempt is retried while ``retries`` allow; the retry finds the earlier attempts'
-checkpoints through :func:`simulo.platform.context.current_run`. An attempt whose error a retry cannot
-fix (the child marks it ``"retryable": false``: bad input, a missing dependency, a task that does not
-build) is not retried.
+together, counted from ``simulo run``'s start (the app file's discovery import included, see
+:mod:`simulo.platform.isolated_import`; a ``--detach`` run's clock starts in its background process); when it
+runs out the job is stopped (SIGTERM, then SIGKILL after a short grace) and not retried, and ``run.json``
+says ``"timed_out"`` with the ``phase`` the job was in: ``import`` (the app file), ``build`` (its flags,
+checkpoints and environments' backend) or ``run`` (the job function). The attempt dies with this process
+(:mod:`simulo.platform.orphans`), even when this process is killed with SIGKILL. A failed attempt is retried
+while ``retries`` allow; the retry finds the earlier attempts' checkpoints through
+:func:`simulo.platform.context.current_run`. An attempt whose error a retry cannot fix (the child marks it
+``"retryable": false``: bad input, a missing dependency, a task that does not build) is not retried.
 
 :func:`run_job` is :func:`start_run` (the run folder and its records) then :func:`execute_run` (the
 attempts); ``simulo run --detach`` calls the second in a background process
@@ -48,6 +53,7 @@ from typing import IO, Any
 
 from simulo.errors import JobError
 from simulo.platform.context import RunContext, RunFlags
+from simulo.platform.orphans import child_environ
 from simulo.scale.settings import ENV_ADDRESS, ScaleSettings
 
 ENV_RUNS_DIR = "SIMULO_RUNS_DIR"
@@ -57,6 +63,8 @@ EXIT_USAGE = 2
 EXIT_TIMEOUT = 124
 EXIT_INTERRUPTED = 130
 KILL_GRACE_S = 2.0
+PHASES = ("import", "build", "run")
+"""The phases of an attempt, in order: importing the app file, preparing the job's call, running the job."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,7 @@ class RunOutcome:
         attempts: Attempts started.
         result: The job's return value (when completed).
         error: One line saying what went wrong (otherwise).
+        phase: The phase a timed-out job was stopped in (one of :data:`PHASES`), else ``None``.
     """
 
     status: str
@@ -131,6 +140,7 @@ class RunOutcome:
     attempts: int
     result: Any = None
     error: str | None = None
+    phase: str | None = None
 
 
 def runs_root(option: str | Path | None) -> Path:
@@ -189,6 +199,26 @@ class _Tee(threading.Thread):
             self._stream.flush()
 
 
+def phase_file(run_dir: Path, attempt: int) -> Path:
+    """The file where attempt ``attempt`` records the phase it has reached (see :func:`mark_phase`)."""
+    return run_dir / f"attempt-{attempt}.phase"
+
+
+def mark_phase(path: Path, phase: str) -> None:
+    """Record that the attempt has reached ``phase`` (one of :data:`PHASES`), atomically."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(phase, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _reached_phase(path: Path) -> str:
+    try:
+        phase = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return PHASES[0]
+    return phase if phase in PHASES else PHASES[0]
+
+
 def stop_process_group(proc: subprocess.Popen[bytes]) -> None:
     """Stop the attempt's whole process group: SIGTERM, then SIGKILL after a grace period."""
     for sig, wait in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, None)):
@@ -216,6 +246,7 @@ def _run_attempt(
         "max_attempts": context.max_attempts,
         "flags": context.flags.to_json(),
         "python_path": list(request.python_path),
+        "phase_file": str(phase_file(context.run_dir, context.attempt)),
     }
     # the job writes UTF-8 whatever this terminal's encoding (the tee decodes UTF-8; stderr backslash-escapes)
     env = {**os.environ, **dict(request.env), **context.environ(), "PYTHONUNBUFFERED": "1",
@@ -227,7 +258,7 @@ def _run_attempt(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env=env,
+        env=child_environ(env),
         start_new_session=True,
     )
     assert proc.stdout is not None
@@ -317,7 +348,41 @@ def _raise_terminated(signum: int, frame: object) -> None:
     raise _Terminated
 
 
-def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = None) -> RunOutcome:
+def _timed_out(request: RunRequest, run_dir: Path, attempts: int, phase: str) -> RunOutcome:
+    message = f"job {request.job!r} timed out after {request.timeout:g} s and was stopped (phase: {phase})"
+    return RunOutcome("timed_out", EXIT_TIMEOUT, run_dir, attempts, error=message, phase=phase)
+
+
+def _record_outcome(request: RunRequest, outcome: RunOutcome) -> None:
+    """Write the run's outcome into its ``run.json``."""
+    record = json.loads((outcome.run_dir / "run.json").read_text(encoding="utf-8"))
+    record.update({**_meta(request), "status": outcome.status, "attempts": outcome.attempts, "error": outcome.error,
+                   "exit_code": outcome.exit_code, "ended": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    if outcome.phase is not None:
+        record["phase"] = outcome.phase
+    write_json(outcome.run_dir / "run.json", record)
+
+
+def record_import_timeout(request: RunRequest, root: Path) -> RunOutcome:
+    """Record a run whose app file's import (in ``simulo run`` itself) outlasted the job's timeout.
+
+    The run gets its folder, a ``log.txt`` line and a ``run.json`` that says ``"timed_out"`` in phase ``import``,
+    with no attempt started.
+
+    Raises:
+        JobError: No run folder can be created under ``root``.
+    """
+    run_dir = start_run(request, root)
+    outcome = _timed_out(request, run_dir, 0, PHASES[0])
+    with open(run_dir / "log.txt", "ab") as log:
+        log.write(f"simulo run: error: {outcome.error}\n".encode())
+    _record_outcome(request, outcome)
+    return outcome
+
+
+def execute_run(
+    request: RunRequest, run_dir: Path, stream: IO[str] | None = None, *, started: float | None = None
+) -> RunOutcome:
     """Run the attempts of a run that :func:`start_run` created; ``run.json`` gets the outcome.
 
     Ctrl-C or SIGTERM (in the main thread) stops the attempt's process group and records the run as
@@ -328,10 +393,12 @@ def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = Non
         run_dir: The run's folder.
         stream: Where the job's output and progress messages go (default: ``sys.stderr``); the
             output and the progress lines also go to ``log.txt``.
+        started: When the job was launched (``time.monotonic()``; default: now); the timeout counts from then.
     """
     out = stream if stream is not None else sys.stderr
     max_attempts = request.retries + 1
-    deadline = None if request.timeout is None else time.monotonic() + request.timeout
+    begin = time.monotonic() if started is None else started
+    deadline = None if request.timeout is None else begin + request.timeout
     outcome: RunOutcome | None = None
     attempt = 0
     in_main = threading.current_thread() is threading.main_thread()
@@ -350,8 +417,7 @@ def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = Non
                 say(f"{request.app}/{request.job} attempt {attempt}/{max_attempts} in {run_dir}")
                 code = _run_attempt(request, context, deadline, out, log)
                 if code is None:
-                    message = f"job {request.job!r} timed out after {request.timeout:g} s and was stopped"
-                    outcome = RunOutcome("timed_out", EXIT_TIMEOUT, run_dir, attempt, error=message)
+                    outcome = _timed_out(request, run_dir, attempt, _reached_phase(phase_file(run_dir, attempt)))
                 elif code == 0 and (run_dir / "result.json").is_file():
                     result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
                     outcome = RunOutcome("completed", EXIT_OK, run_dir, attempt, result=result)
@@ -374,20 +440,20 @@ def execute_run(request: RunRequest, run_dir: Path, stream: IO[str] | None = Non
         finally:
             if in_main:
                 signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
-    record = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    record.update({**_meta(request), "status": outcome.status, "attempts": attempt, "error": outcome.error,
-                   "exit_code": outcome.exit_code, "ended": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
-    write_json(run_dir / "run.json", record)
+    _record_outcome(request, outcome)
     return outcome
 
 
-def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> RunOutcome:
+def run_job(
+    request: RunRequest, root: Path, stream: IO[str] | None = None, *, started: float | None = None
+) -> RunOutcome:
     """Run a job with its timeout and retries; results go to a new run folder under ``root``.
 
     Args:
         request: The job and its flags.
         root: The runs folder.
         stream: Where the job's output and progress messages go (default: ``sys.stderr``).
+        started: When the job was launched (``time.monotonic()``; default: now); the timeout counts from then.
 
     Returns:
         The outcome; ``result.json``, ``run.json`` and ``params.json`` are written.
@@ -395,4 +461,4 @@ def run_job(request: RunRequest, root: Path, stream: IO[str] | None = None) -> R
     Raises:
         JobError: No run folder can be created under ``root`` (not a folder, or not writable).
     """
-    return execute_run(request, start_run(request, root), stream)
+    return execute_run(request, start_run(request, root), stream, started=started)

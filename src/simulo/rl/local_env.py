@@ -13,6 +13,7 @@ memory, with or without CUDA), so cloud apps run unchanged.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 import sys
 from collections.abc import Callable
@@ -31,6 +32,11 @@ from simulo.sim.sensors.attach import mark_stale
 from simulo.sim.sensors.policy_frames import PolicyFrames
 from simulo.sim.simulation import Simulation
 from simulo.sim.tensors import Tensors, is_torch, to_numpy
+
+MAX_SEED = 2**63 - 1
+"""The largest seed: seeds are integers from 0 to 2**63 - 1 (what numpy, torch and an int64 record all hold)."""
+MAX_RANDOM_BOUND = 1e12
+"""The largest magnitude of a ``random_uniform`` bound (the float-input limit of docs/limits.md)."""
 
 
 class LocalEnv(PolicyFrames):
@@ -68,8 +74,12 @@ class LocalEnv(PolicyFrames):
         check_int(steps, "physics_steps_per_action", 1)
         if tensor_library not in ("auto", "torch", "numpy"):
             raise SimuloValueError(f"tensor_library must be 'auto', 'torch' or 'numpy', got {tensor_library!r}")
-        if seed is not None and not is_int(seed):
-            raise SimuloValueError(f"seed must be an integer or None, got {seed!r}")
+        if seed is not None and not is_int(seed, 0, MAX_SEED):
+            raise SimuloValueError(f"seed must be an integer from 0 to 2**63 - 1, or None, got {seed!r}")
+        physics_dt: Any = task.physics_dt if dt is None else dt  # anything a caller passes, checked next
+        if isinstance(physics_dt, bool) or not isinstance(physics_dt, numbers.Real):
+            source = "dt" if dt is not None else f"{type(task).__name__}.physics_dt"
+            raise SimuloValueError(f"{source} must be a number of seconds > 0 (at most 1), got {physics_dt!r}")
         self._schema = task_schema(task)
         self.task = task
         self.num_envs = num_envs
@@ -77,7 +87,7 @@ class LocalEnv(PolicyFrames):
         self.headless = headless
         use_torch = tensor_library == "torch" or (tensor_library == "auto" and task_uses_torch(task))
         self.tensors = Tensors(use_torch)
-        self._physics_dt = float(task.physics_dt if dt is None else dt)
+        self._physics_dt = float(physics_dt)
         self._steps = steps
         spacing = task.env_spacing if env_spacing is None else env_spacing
         self._seed = seed
@@ -171,7 +181,7 @@ class LocalEnv(PolicyFrames):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
         if seed is not None:
-            check_int(seed, "seed")
+            check_int(seed, "seed", 0, MAX_SEED)
             self._seed_streams(seed)
         ids = np.arange(self.num_envs)
         self._reset(ids)
@@ -241,7 +251,12 @@ class LocalEnv(PolicyFrames):
 
         The environment's own stream (``task.random_uniform``) and, where the task uses torch, torch's global
         generator are seeded, so draws such as ``torch.empty(n).uniform_()`` in ``reset_idx`` repeat too.
+
+        Raises:
+            SimuloValueError: ``episode_number`` is not an integer from 0 to 2**63 - 1 (nothing is reset).
+            EnvIdError: ``env_id`` is not one of the environments.
         """
+        check_int(episode_number, "episode_number", 0, MAX_SEED)
         base = 0 if self._seed is None else self._seed
         ids = self.tensors.env_ids([env_id], self.num_envs)
         self._rngs[int(ids[0])] = np.random.default_rng([base, 1, int(episode_number)])
@@ -280,7 +295,20 @@ class LocalEnv(PolicyFrames):
         mark_stale(self._scene, ids)  # cameras redraw the reset environments on their next read
 
     def random_uniform(self, low: float, high: float, size: tuple[int, ...], env_ids: Any) -> Any:
-        """Uniform draws ``(len(env_ids), *size)``, each environment's row from its own seeded stream."""
+        """Uniform draws ``(len(env_ids), *size)``, each environment's row from its own seeded stream.
+
+        Raises:
+            SimuloValueError: ``low`` or ``high`` is not numbers of magnitude at most :data:`MAX_RANDOM_BOUND`
+                (NaN, infinity, text); no stream is drawn from.
+        """
+        for name, bound in (("low", low), ("high", high)):
+            try:
+                inside = bool((np.abs(np.asarray(bound, dtype=float)) <= MAX_RANDOM_BOUND).all())
+            except (TypeError, ValueError):
+                inside = False
+            if not inside:
+                raise SimuloValueError(f"random_uniform {name} must be finite numbers of magnitude at most "
+                                       f"{MAX_RANDOM_BOUND:g}, got {bound!r}")
         ids = self.tensors.env_ids(env_ids, self.num_envs)
         draw = np.empty((len(ids), *size))
         for row, i in enumerate(ids):
