@@ -68,12 +68,12 @@ IMPLEMENTATIONS: dict[str, list[str]] = {
     "runtime.AnomalyDebugSessionProtocol": [],
     "runtime.EngineTaskProtocol": ["simulo.rl.task:Task"],
     "runtime.LearningEnvProtocol": ["simulo.rl.env:LearningEnv"],
-    "runtime.ObservationComponentProtocol": [],
+    "runtime.ObservationComponentProtocol": ["simulo.rl.components:ObservationComponent"],
     "runtime.PlayerProtocol": ["simulo.rl.training.player:RLPlayer"],
     "runtime.PolicyNetworkProtocol": ["simulo.rl.training.player:PolicyPlayer"],
-    "runtime.RewardComponentProtocol": [],
+    "runtime.RewardComponentProtocol": ["simulo.rl.components:RewardComponent"],
     "runtime.TaskProtocol": ["simulo.rl.task:Task"],
-    "runtime.TerminationConditionProtocol": [],
+    "runtime.TerminationConditionProtocol": ["simulo.rl.components:TerminationCondition"],
     "runtime.TrainerProtocol": ["simulo.rl.training.trainer:RLTrainer"],
 }
 
@@ -87,12 +87,6 @@ def _excluded(protocol: str, members: str, reason: str, issue: int) -> dict[tupl
 EXCLUSIONS: dict[tuple[str, str], tuple[str, int]] = {
     **_excluded("runtime.AnomalyDebugSessionProtocol", "*", "anomaly debug sessions are the "
                 "cloud platform's (they replay on its servers)", 10),
-    **_excluded("runtime.ObservationComponentProtocol", "*", "observation components are "
-                "placeholders: the SDK names them, its public packages define no behaviour to match", 10),
-    **_excluded("runtime.RewardComponentProtocol", "*", "reward components are "
-                "placeholders (as observation components)", 10),
-    **_excluded("runtime.TerminationConditionProtocol", "*", "termination conditions are "
-                "placeholders (as observation components)", 10),
     **_excluded("runtime.PolicyNetworkProtocol", "__call__", "PolicyPlayer.__call__ adds deterministic=True "
                 "(evaluate(actions='sampled') samples through it), a compatible extension of the Protocol's "
                 "__call__(self, observation)", 0),
@@ -422,6 +416,50 @@ def test_the_thin_clients_names_have_the_sdks_signatures() -> None:
     assert {"App", "Runtime", "Volume", "Asset", "LearningEnv", "RLTrainer", "RLPlayer", "evaluate"} <= compared
     assert set(SIGNATURE_EXCLUSIONS) | set(SIGNATURE_PENDING) <= set(contract) | set(shapes)
     assert _signature_problems(shapes) == ([], [])
+
+
+_APP_MEMBERS = """
+from __future__ import annotations
+import inspect, json, sys
+sys.path.insert(0, sys.argv[1])
+import simulo
+{shape}
+out = {{}}
+for name in dir(simulo.App):
+    if not name.startswith("_"):
+        member = inspect.getattr_static(simulo.App, name)
+        out[name] = ["property", None] if isinstance(member, property) else ["method", _shape(member)]
+print(json.dumps(out))
+"""
+
+#: ``App`` members of the SDK that simulo-local leaves out, with why.
+APP_MEMBERS_LEFT_OUT = {
+    "resolve_job": "the SDK's submit path resolves a job by name; simulo run selects it with --job",
+    "resolve_job_function": "as resolve_job",
+    "validate_job_submission": "the SDK's one-typed-job-per-file check before a cloud submit",
+}
+
+
+def test_app_members_have_the_sdks_kinds_and_signatures() -> None:
+    if not (SDK_WHEELS / "simulo" / "__init__.py").is_file():
+        pytest.skip(f"the SDK's wheels are not unzipped at {SDK_WHEELS}")
+    code = _APP_MEMBERS.format(shape=textwrap.dedent(inspect.getsource(_shape)))
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(SDK_WHEELS)], capture_output=True, text=True,
+                          check=False, cwd=SDK_WHEELS)
+    assert done.returncode == 0, done.stderr
+    problems = []
+    for name, (kind, theirs) in json.loads(done.stdout).items():
+        if name in APP_MEMBERS_LEFT_OUT:
+            continue
+        ours = inspect.getattr_static(simulo.App, name, None)
+        if ours is None or isinstance(ours, property) != (kind == "property"):
+            problems.append(f"App.{name}: the SDK's is a {kind}, ours {ours!r}")
+        elif kind == "method":
+            problem = _signature_problem(_shape(ours), None if theirs is None else [tuple(p) for p in theirs])
+            if problem is not None:
+                problems.append(f"App.{name}: {problem}")
+    assert problems == []
+    assert {"job", "job_declarations"} <= set(json.loads(done.stdout))
 
 
 #: The value types whose made dataclass ``__init__`` once read ``(self, *args, **kwargs)`` (issue 27).

@@ -70,13 +70,10 @@ from simulo.authoring.shapes import Physics as Physics
 from simulo.authoring.shapes import PrimitiveShape as PrimitiveShape
 from simulo.authoring.shapes import RigidPhysics as RigidPhysics
 from simulo.authoring.shapes import Sphere as Sphere
-from simulo.authoring.unavailable import ObservationComponent as ObservationComponent
 from simulo.authoring.unavailable import ObservationSet as ObservationSet
 from simulo.authoring.unavailable import Player as Player
 from simulo.authoring.unavailable import PolicyNetwork as PolicyNetwork
-from simulo.authoring.unavailable import RewardComponent as RewardComponent
 from simulo.authoring.unavailable import RewardSet as RewardSet
-from simulo.authoring.unavailable import TerminationCondition as TerminationCondition
 from simulo.authoring.unavailable import TerminationSet as TerminationSet
 from simulo.authoring.unavailable import Trainer as Trainer
 from simulo.authoring.world import DistantLight as DistantLight
@@ -113,6 +110,9 @@ from simulo.platform.runtime import Runtime as Runtime
 from simulo.platform.systems import JobType as JobType
 from simulo.platform.systems import SystemType as SystemType
 from simulo.platform.volumes import Volume as Volume
+from simulo.rl.components import ObservationComponent as ObservationComponent
+from simulo.rl.components import RewardComponent as RewardComponent
+from simulo.rl.components import TerminationCondition as TerminationCondition
 from simulo.rl.env import LearningEnv as LearningEnv
 from simulo.rl.gym_adapter import GymEnv as GymEnv
 from simulo.rl.gym_adapter import GymVectorEnv as GymVectorEnv

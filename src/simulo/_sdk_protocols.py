@@ -46,6 +46,9 @@ BASES: dict[str, tuple[str, ...]] = {
     "TrainerBase": ("runtime.TrainerProtocol",),
     "PlayerBase": ("runtime.PlayerProtocol",),
     "PolicyNetworkBase": ("runtime.PolicyNetworkProtocol",),
+    "ObservationComponentBase": ("runtime.ObservationComponentProtocol",),
+    "RewardComponentBase": ("runtime.RewardComponentProtocol",),
+    "TerminationConditionBase": ("runtime.TerminationConditionProtocol",),
 }
 
 if TYPE_CHECKING:
@@ -66,9 +69,12 @@ if TYPE_CHECKING:
     )
     from simulo.interfaces.runtime import (
         LearningEnvProtocol,
+        ObservationComponentProtocol,
         PlayerProtocol,
         PolicyNetworkProtocol,
+        RewardComponentProtocol,
         TaskProtocol,
+        TerminationConditionProtocol,
         TrainerProtocol,
     )
 
@@ -114,8 +120,18 @@ if TYPE_CHECKING:
     class PolicyNetworkBase(PolicyNetworkProtocol, Protocol):
         """``simulo.PolicyPlayer``'s SDK Protocol (what ``PolicyCheckpoint.load`` returns)."""
 
+    class ObservationComponentBase(ObservationComponentProtocol, Protocol):
+        """``simulo.ObservationComponent``'s SDK Protocol."""
+
+    class RewardComponentBase(RewardComponentProtocol, Protocol):
+        """``simulo.RewardComponent``'s SDK Protocol."""
+
+    class TerminationConditionBase(TerminationConditionProtocol, Protocol):
+        """``simulo.TerminationCondition``'s SDK Protocol."""
+
 else:
     ActuatorBase = CameraBase = RobotBase = RobotStateBase = PropBase = PropStateBase = VariantPropBase = object
     SceneBase = SceneGroupBase = TaskBase = LearningEnvBase = TrainerBase = PlayerBase = PolicyNetworkBase = object
+    ObservationComponentBase = RewardComponentBase = TerminationConditionBase = object
 
 __all__ = list(BASES)

@@ -48,7 +48,9 @@ def test_defaults_are_all_off(capsys: pytest.CaptureFixture[str], tmp_path: Path
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--viewstream", "--viewstream-port", "99999"], "--viewstream-port needs a port number from 1 to 65535"),
-    (["--record-3d", "4"], "records 3D training data on Simulo cloud"),
+    (["--record-3d", "4"], "--record-3d works only on a training job (@app.job(type=\"train\")); 'flags' is "
+                           "untyped"),
+    (["--record-3d", "0"], "--record-3d needs a number of copies from 1 to 64, got '0'"),
     (["--tag", "Bad Tag"], "--tag 'Bad Tag' is invalid"),
     (["--require-success", "1.5"], "a rate from 0 to 1"),
     (["--require-success", "x"], "a rate from 0 to 1"),

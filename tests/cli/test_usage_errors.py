@@ -33,7 +33,7 @@ CASES: list[tuple[list[str], str]] = [
     ([*ECHO, "--tag", "Bad Tag"], "--tag 'Bad Tag' is invalid"),
     ([*ECHO, "--require-success", "2"], "--require-success needs a rate from 0 to 1"),
     ([*ECHO, "--viewstream", "--viewstream-port", "x"], "--viewstream-port needs a port number from 1 to 65535"),
-    ([*ECHO, "--record-3d", "2"], "--record-3d records 3D training data"),
+    ([*ECHO, "--record-3d", "65"], "--record-3d needs a number of copies from 1 to 64, got '65'"),
     # simulo pick-place
     (["pick-place", "--bogus"], "simulo pick-place: error: unrecognized arguments: --bogus"),
     (["pick-place", "--trials", "0"], "argument --trials: expected a whole number >= 1, got '0'"),

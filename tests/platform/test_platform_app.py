@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 import simulo
@@ -52,7 +54,8 @@ def test_bare_decorator_and_system_values() -> None:
 @pytest.mark.parametrize(
     ("options", "needle"),
     [
-        ({"colour": "red"}, "unknown option(s) colour"),
+        ({"produces": ["ckpt"]}, "produces=...) is not supported"),
+        ({"consumes": "policy"}, "consumes=...) is not supported"),
         ({"type": "training"}, "type='training') is not a job type"),
         ({"timeout": 0}, "timeout=0"),
         ({"timeout": True}, "timeout=True"),
@@ -70,6 +73,40 @@ def test_bad_job_options_are_refused(options: dict, needle: str) -> None:
         app.job(**options)
     assert needle in str(info.value)
     assert app.jobs == {}
+
+
+def test_job_has_the_sdks_signature_and_records_extra_keywords() -> None:
+    params = [(p.name, p.kind.name, p.default) for p in inspect.signature(simulo.App.job).parameters.values()]
+    assert params[:7] == [("self", "POSITIONAL_OR_KEYWORD", inspect.Parameter.empty),
+                          ("fn", "POSITIONAL_OR_KEYWORD", None), ("type", "KEYWORD_ONLY", None),
+                          ("callbacks", "KEYWORD_ONLY", ()), ("system", "KEYWORD_ONLY", None),
+                          ("timeout", "KEYWORD_ONLY", None), ("retries", "KEYWORD_ONLY", 0)]
+    assert params[7][:2] == ("extra", "VAR_KEYWORD")
+    app = simulo.App("demo")
+
+    def train() -> None:
+        return None
+
+    job = app.job(train, type="train", memory="8Gi", gpu="T4")  # the function and options together, as the SDK's
+    assert job.spec.job_type is simulo.JobType.TRAIN
+    assert job.spec.resources == {"memory": "8Gi", "gpu": "T4"} and job.spec.gpu == "T4"
+
+
+def test_job_declarations_list_every_job_in_order() -> None:
+    app = simulo.App("demo")
+    assert app.job_declarations == ()
+
+    @app.job(type="train")
+    def train() -> None:
+        return None
+
+    @app.job(type="eval")
+    def evaluate() -> None:
+        return None
+
+    assert [(name, spec.job_type) for name, spec in app.job_declarations] == [
+        ("train", simulo.JobType.TRAIN), ("evaluate", simulo.JobType.EVAL)]
+    assert app.job_declarations[0][1] is app.jobs["train"]
 
 
 def test_duplicate_job_names_and_non_functions_are_refused() -> None:

@@ -31,46 +31,25 @@ class NotYetAvailable:
                                   f"simulo-local yet (issue {ISSUE}){instead}")
 
 
-class ObservationComponent(NotYetAvailable):
-    """Base of one observation term."""
-
-    _missing = "observation components"
-    _instead = "compute observations in Task.get_observations"
-
-
 class ObservationSet(NotYetAvailable):
     """A set of observation components."""
 
     _missing = "observation sets"
-    _instead = "compute observations in Task.get_observations"
-
-
-class RewardComponent(NotYetAvailable):
-    """Base of one reward term."""
-
-    _missing = "reward components"
-    _instead = "compute rewards in Task.get_rewards"
+    _instead = "list simulo.ObservationComponent instances in Task.observation_components"
 
 
 class RewardSet(NotYetAvailable):
     """A weighted set of reward components."""
 
     _missing = "reward sets"
-    _instead = "compute rewards in Task.get_rewards"
-
-
-class TerminationCondition(NotYetAvailable):
-    """Base of one termination condition."""
-
-    _missing = "termination conditions"
-    _instead = "compute terminations in Task.get_dones"
+    _instead = "list simulo.RewardComponent instances in Task.reward_components"
 
 
 class TerminationSet(NotYetAvailable):
     """A set of termination conditions."""
 
     _missing = "termination sets"
-    _instead = "compute terminations in Task.get_dones"
+    _instead = "list simulo.TerminationCondition instances in Task.termination_conditions"
 
 
 class Player(NotYetAvailable):

@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "logs": ("simulo.cli.logs", "print a run's log; --follow until it ends (a simulo run --detach run)"),
     "result": ("simulo.cli.result", "print what a completed run returned"),
     "outputs": ("simulo.cli.outputs", "list the files a run kept with simulo.save_output"),
-    "recordings": ("simulo.cli.recordings", "list the recordings (MCAP, MP4) a run wrote"),
+    "recordings": ("simulo.cli.recordings", "list the recordings (MCAP, MP4) a run wrote, or export one for Foxglove"),
     "create": ("simulo.cli.create", "write a starter app (task, preview, train, eval, play) into a new folder"),
     "pick-place": ("simulo.cli.pick_place", "the scripted pick-and-place app (flags: every seed experiment)"),
 }

@@ -30,7 +30,11 @@ from simulo.platform.systems import JobType, SystemType
 F = TypeVar("F", bound=Callable[..., Any])
 
 _CALLBACK_HOOKS = ("on_job_start", "on_checkpoint", "on_anomaly", "on_job_end")
-_JOB_OPTIONS = ("type", "timeout", "retries", "system", "gpu", "callbacks")
+#: Keywords the SDK reserves and refuses: outputs are declared by callbacks, inputs come from ``--from``.
+_RESERVED = {
+    "produces": "outputs are not declared on the decorator; return small JSON values, or write files to a volume",
+    "consumes": "it is reserved by the SDK; start from a checkpoint with simulo run FILE --from POLICY:KIND",
+}
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class JobSpec:
         gpu: The requested GPU, as given (metadata only here: jobs run on the CPU).
         callbacks: Objects with optional hooks ``on_job_start(job_id)``, ``on_job_end(job_id, status)``,
             ``on_checkpoint(path, step)``, ``on_anomaly(detail)``.
+        resources: The other ``@app.job`` keywords, recorded verbatim as the SDK's resource spec records
+            them (metadata only here).
     """
 
     name: str
@@ -57,6 +63,7 @@ class JobSpec:
     system: SystemType | None = None
     gpu: str | int | None = None
     callbacks: tuple[Any, ...] = field(default_factory=tuple)
+    resources: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def module(self) -> str:
@@ -201,54 +208,70 @@ class App:
         """The ``@app.success`` rules, in declaration order."""
         return tuple(self._success)
 
-    @overload
-    def job(self, fn: F, /) -> JobFunction: ...
+    @property
+    def job_declarations(self) -> tuple[tuple[str, JobSpec], ...]:
+        """Every ``@app.job`` declaration as ``(name, spec)``, in declaration order.
+
+        The SDK lists duplicate function names here too; simulo-local refuses a second job of the same name
+        when it is declared, so each name appears once.
+        """
+        return tuple(self._jobs.items())
 
     @overload
-    def job(self, fn: None = None, /, **options: Any) -> Callable[[F], JobFunction]: ...
+    def job(self, fn: F, *, type: JobType | str | None = None, callbacks: Sequence[Any] = (),
+            system: SystemType | str | None = None, timeout: float | None = None, retries: int = 0,
+            **extra: Any) -> JobFunction: ...
 
-    def job(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
-        """Declare a job: ``@app.job``, or ``@app.job(type=, timeout=, retries=, system=, gpu=, callbacks=)``.
+    @overload
+    def job(self, fn: None = None, *, type: JobType | str | None = None, callbacks: Sequence[Any] = (),
+            system: SystemType | str | None = None, timeout: float | None = None, retries: int = 0,
+            **extra: Any) -> Callable[[F], JobFunction]: ...
+
+    def job(self, fn: Callable[..., Any] | None = None, *, type: JobType | str | None = None,
+            callbacks: Sequence[Any] = (), system: SystemType | str | None = None, timeout: float | None = None,
+            retries: int = 0, **extra: Any) -> Any:
+        """Declare a job: ``@app.job``, ``@app.job(type="train", ...)`` or ``app.job(fn, type="train")``.
 
         Args:
             fn: The function (bare-decorator form).
-            **options: ``type`` (``"preview"``, ``"train"``, ``"eval"``, ``"play"`` or a
-                :class:`~simulo.platform.systems.JobType`), ``timeout`` (positive seconds for all
-                attempts together), ``retries`` (int >= 0), ``system`` (a
-                :class:`~simulo.platform.systems.SystemType`), ``gpu`` (name or count; metadata),
-                ``callbacks`` (objects with lifecycle hooks). See :class:`JobSpec`.
+            type: ``"preview"``, ``"train"``, ``"eval"``, ``"play"`` or a
+                :class:`~simulo.platform.systems.JobType`; ``None`` (simulo-local only) leaves the job untyped.
+            callbacks: Objects with lifecycle hooks (see :class:`JobSpec`).
+            system: A :class:`~simulo.platform.systems.SystemType` (or its name or value); metadata here.
+            timeout: Positive seconds all attempts together may run, or ``None`` for no limit.
+            retries: How many times a failed job runs again (an int >= 0).
+            **extra: Recorded verbatim as :attr:`JobSpec.resources`, as the SDK records them; ``gpu`` (a GPU name
+                or count) is also kept as :attr:`JobSpec.gpu`. ``produces`` and ``consumes`` are refused, as
+                the SDK refuses them.
 
         Returns:
             A :class:`JobFunction`, or a decorator that makes one.
 
         Raises:
-            JobError: an unknown option, a bad option value, a non-function, or a second job with the
-                same name.
+            JobError: a bad option value, a reserved keyword, a non-function, or a second job with the same name.
         """
-        unknown = sorted(set(options) - set(_JOB_OPTIONS))
-        if unknown:
-            raise JobError(
-                f"@app.job got unknown option(s) {', '.join(unknown)}; expected any of {', '.join(_JOB_OPTIONS)}"
-            )
-        job_type = _check_type(options.get("type"))
-        timeout = _check_timeout(options.get("timeout"))
-        retries = _check_retries(options.get("retries", 0))
-        system = _check_system(options.get("system"))
-        gpu = _check_gpu(options.get("gpu"))
-        callbacks = _check_callbacks(options.get("callbacks", ()))
+        for name, why in _RESERVED.items():
+            if name in extra:
+                raise JobError(f"@app.job({name}=...) is not supported: {why}")
+        job_type = _check_type(type)
+        checked_timeout = _check_timeout(timeout)
+        checked_retries = _check_retries(retries)
+        checked_system = _check_system(system)
+        gpu = _check_gpu(extra.get("gpu"))
+        checked_callbacks = _check_callbacks(callbacks)
+        resources = dict(extra)
 
         def decorate(func: Callable[..., Any]) -> JobFunction:
             if not inspect.isfunction(func):
                 raise JobError(f"@app.job decorates a function defined with def, got {func!r}")
             if func.__name__ in self._jobs:
                 raise JobError(f"app {self._name!r} already has a job named {func.__name__!r}; rename one of them")
-            spec = JobSpec(func.__name__, func, job_type, timeout, retries, system, gpu, callbacks)
+            spec = JobSpec(func.__name__, func, job_type, checked_timeout, checked_retries, checked_system, gpu,
+                           checked_callbacks, resources)
             self._jobs[spec.name] = spec
             return JobFunction(self, spec)
 
         if fn is not None:
-            if options:
-                raise JobError("pass the function alone (@app.job) or options alone (@app.job(type=...)), not both")
             return decorate(fn)
         return decorate
 

@@ -16,18 +16,23 @@ The :class:`~simulo.rl.env.LearningEnv` drives a task like this::
 
 The runtime sets ``num_envs``, ``device``, ``max_episode_length``, ``episode_length_buf`` (steps since the
 episode started, per environment) and ``reset_terminated`` (the last ``terminated`` mask) on the task.
+
+Instead of ``get_observations``, ``get_rewards`` and ``get_dones``, a task may list components
+(``simulo.ObservationComponent``, ``RewardComponent``, ``TerminationCondition``) in ``observation_components``,
+``reward_components`` and ``termination_conditions``; :mod:`simulo.rl.task_components` composes them.
 This module imports neither torch nor the engine, so app files that subclass Task import instantly.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
 from simulo._sdk_protocols import TaskBase
 from simulo.errors import TaskError
+from simulo.rl import task_components
 
 
 class TaskRuntime(Protocol):
@@ -57,6 +62,17 @@ class Task(TaskBase):
             the policy and the critic see ``get_observations()``. With a schema the trainer feeds the policy
             ``get_policy_inputs()`` and, when the schema declares critic inputs, the critic
             ``get_critic_inputs()`` (an asymmetric actor-critic).
+        observation_components: ``simulo.ObservationComponent`` instances whose values, side by side, are the
+            observations when ``get_observations`` is not overridden (their widths add up to ``observation_dim``).
+        reward_components: ``simulo.RewardComponent`` instances whose sum is the reward when ``get_rewards`` is
+            not overridden.
+        termination_conditions: ``simulo.TerminationCondition`` instances, reported by name, that end episodes
+            when ``get_dones`` is not overridden (the time limit truncates them).
+
+    Components are named by the SDK but not how a task lists them; these three names are simulo-local's,
+    after the SDK's class names (Isaac Lab's managers call them observations, rewards and terminations). Give
+    each task instance its own components, e.g. set them in ``on_start``: each is initialized once, before its
+    first use, with :meth:`component_robot`, the device and the number of environments.
     """
 
     observation_dim: int = 0
@@ -66,7 +82,12 @@ class Task(TaskBase):
     physics_steps_per_action: int = 2
     env_spacing: float = 4.0
     policy_input_schema: Any = None
+    observation_components: Sequence[Any] = ()
+    reward_components: Sequence[Any] = ()
+    termination_conditions: Sequence[Any] = ()
 
+    actions: Any = None
+    """The last action batch the default :meth:`on_pre_physics_step` kept (components get it as ``prev_actions``)."""
     env: Any = None
     """The environment running this task (set before ``on_start``), else ``None``."""
     _runtime: TaskRuntime | None = None
@@ -87,7 +108,11 @@ class Task(TaskBase):
         """One-time hook once the environment is live (robots attached)."""
 
     def on_pre_physics_step(self, actions: Any) -> None:
-        """Process the policy's actions (a copy; may be modified in place) before physics advances."""
+        """Process the policy's actions (a copy; may be modified in place) before physics advances.
+
+        The default keeps them as :attr:`actions`.
+        """
+        self.actions = actions
 
     def apply_actions(self, actions: Any) -> None:
         """Write the actions to the robots; called before every physics step of an env step. Must be overridden."""
@@ -97,8 +122,11 @@ class Task(TaskBase):
         """Run once per env step after physics, before dones, rewards and observations."""
 
     def get_observations(self) -> Any:
-        """Observations (num_envs, observation_dim). Must be overridden."""
-        raise NotImplementedError(f"{type(self).__name__}.get_observations() must return (num_envs, observation_dim)")
+        """Observations (num_envs, observation_dim): override it, or list :attr:`observation_components`."""
+        if not self.observation_components:
+            raise NotImplementedError(f"{type(self).__name__}.get_observations() must return (num_envs, "
+                                      "observation_dim), or the task must list observation_components")
+        return task_components.observations(self)
 
     def get_policy_inputs(self) -> Any:
         """The actor's raw inputs: a batch, or a dict by declared name; defaults to :meth:`get_observations`."""
@@ -109,16 +137,35 @@ class Task(TaskBase):
         return self.get_policy_inputs()
 
     def get_rewards(self) -> Any:
-        """Rewards (num_envs,). Must be overridden."""
-        raise NotImplementedError(f"{type(self).__name__}.get_rewards() must return (num_envs,)")
+        """Rewards (num_envs,): override it, or list :attr:`reward_components`."""
+        if not self.reward_components:
+            raise NotImplementedError(f"{type(self).__name__}.get_rewards() must return (num_envs,), or the task "
+                                      "must list reward_components")
+        return task_components.rewards(self)
 
     def get_dones(self) -> Any:
-        """``(terminated, truncated)`` masks, or ``({name: terminated_mask}, truncated)``. Must be overridden."""
-        raise NotImplementedError(f"{type(self).__name__}.get_dones() must return (terminated, truncated)")
+        """``(terminated, truncated)`` masks, or ``({name: terminated_mask}, truncated)``: override it, or list
+        :attr:`termination_conditions`."""
+        if not self.termination_conditions:
+            raise NotImplementedError(f"{type(self).__name__}.get_dones() must return (terminated, truncated), or "
+                                      "the task must list termination_conditions")
+        return task_components.dones(self)
 
     def reset_idx(self, env_ids: Any) -> None:
         """Reset the listed environments to start states. Must be overridden."""
         raise NotImplementedError(f"{type(self).__name__}.reset_idx(env_ids) must reset those environments")
+
+    def component_robot(self) -> Any:
+        """The robot the task's components are initialized with: ``self.robot`` (override for another).
+
+        Raises:
+            TaskError: the task has no ``robot`` attribute.
+        """
+        robot = getattr(self, "robot", None)
+        if robot is None:
+            raise TaskError(f"{type(self).__name__} lists components, which read self.robot: set it in build(), "
+                            "or override component_robot()")
+        return robot
 
     # -- helpers the runtime provides ----------------------------------------------------------------
     def random_uniform(self, low: float, high: float, size: tuple[int, ...] = (), env_ids: Any = None) -> Any:

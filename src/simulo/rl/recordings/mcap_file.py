@@ -108,6 +108,14 @@ class McapFile:
         channel = self._channel(topic, schema_name, "jsonschema", json_schema, "json")
         self._add(channel, time_ns, json.dumps(payload, separators=(",", ":")).encode())
 
+    def copy(self, topic: str, schema: Any, message_encoding: str, data: bytes, time_ns: int) -> None:
+        """Write a message read from another MCAP unchanged: its topic, its schema record (or ``None``) and bytes."""
+        if topic not in self._channels and schema is None:
+            self._channels[topic] = self._writer.register_channel(topic=topic, message_encoding=message_encoding,
+                                                                  schema_id=0)
+        name, encoding, schema_data = ("", "", b"") if schema is None else (schema.name, schema.encoding, schema.data)
+        self._add(self._channel(topic, name, encoding, schema_data, message_encoding), time_ns, data)
+
     def close(self) -> Path:
         """Write the summary and close the file; returns its path. Idempotent."""
         if not self._stream.closed:

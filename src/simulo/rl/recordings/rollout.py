@@ -24,6 +24,7 @@ import numpy as np
 
 from simulo.rl.recordings import schemas
 from simulo.rl.recordings.config import RecordingPlan
+from simulo.rl.recordings.frames import frame_transforms
 from simulo.rl.recordings.layout import SceneLayout, camera_name, numpy_rows
 from simulo.rl.recordings.mcap_file import McapFile
 from simulo.rl.recordings.video import FrameStream
@@ -205,21 +206,8 @@ class RolloutRecorder:
         return self.sim.render(self._film, *VIDEO_SIZE, eye=self._view[0], target=self._view[1])
 
     def _transforms(self, poses: Any, time_ns: int) -> Any:
-        out = schemas.new(schemas.FOXGLOVE_FRAME_TRANSFORMS)
-        sec, nsec = divmod(time_ns, 1_000_000_000)
         paths = self.layout.link_paths + [path for path, _ in self.layout.props]
-        for copy in poses.focused:
-            frame = f"copy_{copy.copy_id}"
-            origin = self.layout.origins[copy.copy_id]
-            rows = [(origin.tolist(), [1.0, 0.0, 0.0, 0.0], "world", frame)]
-            packed = np.array([*copy.link_poses, *copy.body_poses]).reshape(-1, 7)
-            rows += [(row[:3].tolist(), row[3:].tolist(), frame, f"{frame}{path}") for row, path in zip(packed, paths)]
-            for xyz, wxyz, parent, child in rows:
-                t = out.transforms.add(parent_frame_id=parent, child_frame_id=child)
-                t.timestamp.seconds, t.timestamp.nanos = sec, nsec
-                t.translation.x, t.translation.y, t.translation.z = xyz
-                t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z = wxyz
-        return out
+        return frame_transforms(poses, self.layout.origins, paths, time_ns)
 
     def _event(self, env: int, kind: str, terminated: bool = False, truncated: bool = False) -> None:
         assert self.mcap is not None
