@@ -103,3 +103,31 @@ def test_refused_seeds_and_bounds_change_nothing() -> None:
     finally:
         env.close()
         twin.close()
+
+
+def test_an_env_id_beyond_int64_is_reported_as_given() -> None:
+    scene = simulo.Scene(num_envs=2)
+    robot = simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1"))
+    scene.add(robot, at="/World/Robot")
+    with simulo.Simulation(scene) as sim:
+        before = np.asarray(robot.state.joint_positions).copy()
+        with pytest.raises(simulo.errors.EnvIdError, match=r"env_ids \[18446744073709551615\] out of range"):
+            robot.set_joint_state(np.zeros((1, 2)), env_ids=np.array([2**64 - 1], dtype=np.uint64))
+        sim.step()
+        assert np.asarray(robot.state.joint_positions).shape == before.shape
+
+
+@pytest.mark.parametrize("path", ["/World/Ro\nbot", "/World/Robot\t", "/Wor\x7fld/Robot", "/World/\x00"])
+def test_a_scene_path_with_a_control_character_is_refused(path: str) -> None:
+    scene = simulo.Scene()
+    with pytest.raises(simulo.errors.SceneError, match="holds a control character"):
+        scene.add(simulo.Robot(simulo.Asset.from_registry("simulo/robot/cartpole:v1")), at=path)
+    assert scene.get_items() == []
+
+
+def test_sharded_env_refuses_a_negative_seed_before_any_worker_starts() -> None:
+    pytest.importorskip("ray")
+    from simulo.scale.ray_env import RayLearningEnv  # noqa: PLC0415 (needs Ray)
+
+    with pytest.raises(SimuloValueError, match="seed must be an integer from 0 to 9223372036854775807, got -1"):
+        RayLearningEnv(_cartpole_task(), 4, workers=2, seed=-1)

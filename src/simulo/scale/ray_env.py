@@ -47,6 +47,7 @@ import numpy as np
 from simulo._checks import check_int
 from simulo.errors import SimuloValueError, TaskError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
+from simulo.rl.local_env import MAX_SEED
 from simulo.rl.task import Task, task_uses_torch
 from simulo.scale.cluster import Cluster, ship_by_value
 from simulo.scale.env_shard import EnvShard, no_delay
@@ -109,6 +110,8 @@ class RayLearningEnv:
         options.pop("shard", None)
         if options.get("tensor_library", "auto") == "auto":  # decided here: the actors see a shipped copy
             options["tensor_library"] = "torch" if task_uses_torch(task) else "numpy"
+        if options.get("seed") is not None:  # checked here, before any actor starts
+            check_int(options["seed"], "seed", 0, MAX_SEED)
         if options.get("seed", 0) is None:
             options["seed"] = secrets.randbits(63)  # one draw for every shard, so the streams do not repeat
         self.task = task  # the driver's copy; each actor builds and runs a shipped copy
@@ -199,7 +202,7 @@ class RayLearningEnv:
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
         if seed is not None:
-            check_int(seed, "seed")
+            check_int(seed, "seed", 0, MAX_SEED)
         parts = self._request([("reset", seed)] * len(self.shards), "reset()")
         return self.tensors.out(np.concatenate(parts)), {}
 
@@ -226,6 +229,7 @@ class RayLearningEnv:
     def seeded_reset(self, env_id: int, episode_number: int) -> None:
         """Reset one environment with generators seeded from ``(seed, episode_number)``."""
         ids = self.tensors.env_ids([env_id], self.num_envs)
+        check_int(episode_number, "episode_number", 0, MAX_SEED)
         requests: list[tuple[Any, ...] | None] = [None] * len(self.shards)
         index = next(k for k, s in enumerate(self.shards) if s.first <= ids[0] < s.stop)
         requests[index] = ("seeded_reset", int(ids[0]) - self.shards[index].first, episode_number)

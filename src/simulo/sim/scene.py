@@ -154,8 +154,9 @@ class Scene(SceneBase):
                 differs between copies (see :mod:`simulo.sim.variants`).
 
         Raises:
-            SceneError: Unknown item type, bad or duplicate path, item added twice, a shared robot/prop in a
-                multi-environment scene, or variants for something that is not a prop.
+            SceneError: Unknown item type, bad or duplicate path (or one with a control character), item added
+                twice, a shared robot/prop in a multi-environment scene, or variants for something that is not a
+                prop.
         """
         if self._simulation is not None:
             raise SceneError("the scene is already simulated; add items before building simulo.Simulation(scene)")
@@ -170,6 +171,9 @@ class Scene(SceneBase):
             raise SceneError(f"scene path must be an absolute path like '/World/Robot' ('/' only for an item with "
                              f"a name), got {at!r}")
         path = _join(at, name) if name else at.rstrip("/")
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+            raise SceneError(f"scene path {path!r} holds a control character (a newline, a tab, ...); expected "
+                             "printable names")
         if any(e.path == path for e in self._items):
             raise SceneError(f"scene path {path!r} is already used")
         if any(e.item is item for e in self._items):

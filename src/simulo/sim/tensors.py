@@ -154,10 +154,10 @@ def index_array(value: Any, size: int, name: str, what: str) -> np.ndarray:
         raise err(f"{name} must be a 1-D list of {what} indices, got shape {tuple(arr.shape)}: {value!r}")
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         raise err(f"{name} must hold integers, got dtype {arr.dtype}: {arr.tolist()}")
+    outside = (arr < 0) | (arr >= size)  # before the cast to int64, which would wrap a uint64 above its maximum
+    if outside.any():
+        raise err(f"{name} {arr[outside].tolist()} out of range: there are {size} {plural(what)} (0..{size - 1})")
     arr = arr.astype(np.int64)
-    bad = arr[(arr < 0) | (arr >= size)]
-    if bad.size:
-        raise err(f"{name} {bad.tolist()} out of range: there are {size} {plural(what)} (0..{size - 1})")
     uniq, counts = np.unique(arr, return_counts=True)
     if (counts > 1).any():
         raise err(f"{name} repeats {uniq[counts > 1].tolist()}; each {what} may appear once")
