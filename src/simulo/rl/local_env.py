@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import random
-import sys
 from collections.abc import Callable
 from time import perf_counter
 from typing import Any
@@ -25,27 +23,28 @@ import numpy as np
 from simulo._checks import check_int, check_num_envs, is_int
 from simulo.errors import NonFiniteError, SimuloValueError, TaskError, TaskNonFiniteError
 from simulo.rl.devices import env_device
+from simulo.rl.env_streams import MAX_SEED, EnvStreams
+from simulo.rl.episodes import Episodes
 from simulo.rl.policy_inputs import numeric_actor_inputs, task_schema
 from simulo.rl.task import Task, bind_runtime, task_uses_torch
+from simulo.rl.task_outputs import TaskOutputs
 from simulo.sim.scene import Scene
 from simulo.sim.sensors.attach import mark_stale
 from simulo.sim.sensors.policy_frames import PolicyFrames
 from simulo.sim.simulation import Simulation
-from simulo.sim.tensors import Tensors, is_torch, to_numpy
-
-MAX_SEED = 2**63 - 1
-"""The largest seed: seeds are integers from 0 to 2**63 - 1 (what numpy, torch and an int64 record all hold)."""
-MAX_RANDOM_BOUND = 1e12
-"""The largest magnitude of a ``random_uniform`` bound (the float-input limit of docs/limits.md)."""
+from simulo.sim.tensors import Tensors, is_torch
 
 
 class LocalEnv(PolicyFrames):
     """A vectorised environment over a task, stepped in this process (the backend of ``LearningEnv``).
 
     It takes :class:`simulo.LearningEnv`'s arguments, which documents them. The task sees this object as its
-    environment (``task.env`` and ``on_start(env)``): it has the LearningEnv's members. Randomness: each environment
-    draws from its own stream, seeded from ``(seed, global env index)``, so ``task.random_uniform`` gives
-    the same values however the batch is split over processes.
+    environment (``task.env`` and ``on_start(env)``): it has the LearningEnv's members. It runs the task's hooks
+    in the SDK's order; its collaborators hold the rest: the random streams
+    (:class:`~simulo.rl.env_streams.EnvStreams`: each environment draws from its own stream, seeded from
+    ``(seed, global env index)``, so ``task.random_uniform`` gives the same values however the batch is split
+    over processes), the output checks (:class:`~simulo.rl.task_outputs.TaskOutputs`) and the episode
+    bookkeeping (:class:`~simulo.rl.episodes.Episodes`).
 
     Task outputs are checked (:attr:`check_task_outputs`): non-numeric, NaN or infinite observations and rewards
     and done masks that are not booleans (or 0/1) raise a :class:`TaskError` naming the method and the step.
@@ -90,12 +89,12 @@ class LocalEnv(PolicyFrames):
         self._physics_dt = float(physics_dt)
         self._steps = steps
         spacing = task.env_spacing if env_spacing is None else env_spacing
-        self._seed = seed
         if shard is not None and (not isinstance(shard, (tuple, list)) or len(shard) != 2
                                   or not all(is_int(v) for v in shard)):
             raise SimuloValueError(f"shard must be (first_env, total_envs) integers, got {shard!r}")
-        self._first_env = 0 if shard is None else shard[0]
-        self._seed_streams(seed)
+        self._streams = EnvStreams(num_envs, 0 if shard is None else shard[0])
+        self._streams.reseed(seed)
+        self._outputs = TaskOutputs(type(task).__name__, num_envs)
         self._scene = Scene(num_envs=num_envs, env_spacing=spacing)
         self.step_count = 0
         self._physics_time_s = 0.0
@@ -111,17 +110,13 @@ class LocalEnv(PolicyFrames):
     def _start(self, task: Task) -> None:
         """Size the episode buffers, hand the runtime's attributes to the task and run ``on_start``."""
         self.return_final_observation = False
-        n = self.num_envs
-        self._episode_len = np.zeros(n, dtype=np.int64)
-        self._episode_return = np.zeros(n)
-        self._terminated = np.zeros(n, dtype=bool)
-        self._time_limit = np.zeros(n, dtype=bool)
+        self._episodes = Episodes(self.num_envs)
         self._pre_reset_hooks: list[Callable[[Any], None]] = []
-        task.num_envs = n
+        task.num_envs = self.num_envs
         task.device = self._device
         task.max_episode_length = max(1, math.ceil(task.episode_length_s / self.dt))
-        task.episode_length_buf = self.tensors.out(self._episode_len)
-        task.reset_terminated = self.tensors.out(self._terminated)
+        task.episode_length_buf = self.tensors.out(self._episodes.length)
+        task.reset_terminated = self.tensors.out(self._episodes.terminated)
         bind_runtime(task, self)
         task.env = self
         self._call("on_start", self)
@@ -182,7 +177,7 @@ class LocalEnv(PolicyFrames):
         """Reset every environment; returns ``(observations, info)``. ``seed`` reseeds the generators."""
         if seed is not None:
             check_int(seed, "seed", 0, MAX_SEED)
-            self._seed_streams(seed)
+            self._streams.reseed(seed)
         ids = np.arange(self.num_envs)
         self._reset(ids)
         return self._observations(), {}
@@ -207,16 +202,15 @@ class LocalEnv(PolicyFrames):
             self.sim.step(1)
             self._physics_time_s += perf_counter() - tick
         self.step_count += 1
-        self._episode_len += 1
+        episodes = self._episodes
+        episodes.count_step()
         self._call("on_post_physics_step")
-        terminated, truncated, named = self._dones()
-        self._terminated[:] = terminated
-        time_out = self._episode_len >= self.max_episode_length
-        truncated = truncated | (time_out & ~terminated)
-        # the SDK's "time limit" ending: the step counter reached max_episode_length - 1, no end condition true
-        self._time_limit[:] = (self._episode_len >= self.max_episode_length - 1) & ~terminated
-        rewards = self._vector(self._call("get_rewards"), "get_rewards()", float)
-        self._episode_return += rewards
+        terminated, truncated, named = self._outputs.dones(self._call("get_dones"), self.step_count,
+                                                           self.check_task_outputs)
+        truncated = episodes.end_step(terminated, truncated, self.max_episode_length)
+        rewards = self._outputs.vector(self._call("get_rewards"), "get_rewards()", float, self.step_count,
+                                       self.check_task_outputs)
+        episodes.returns += rewards
         done = terminated | truncated
         info: dict[str, Any] = {"time_outs": self.tensors.out(truncated.copy())}
         if named:
@@ -224,10 +218,11 @@ class LocalEnv(PolicyFrames):
         ids = np.nonzero(done)[0]
         if ids.size:
             if self.return_final_observation:
-                info["final_observation"] = self.tensors.out(to_numpy(self._observations(), "observations")[ids].copy())
+                info["final_observation"] = self.tensors.out(self._outputs.array(
+                    self._observations(), "observations", self.step_count)[ids].copy())
                 info["final_env_ids"] = ids
-            info["episode"] = {"return": self.tensors.out(self._episode_return[ids].copy()),
-                               "length": self.tensors.out(self._episode_len[ids].copy()),
+            info["episode"] = {"return": self.tensors.out(episodes.returns[ids].copy()),
+                               "length": self.tensors.out(episodes.length[ids].copy()),
                                "terminated": self.tensors.out(terminated[ids].copy())}
             for hook in self._pre_reset_hooks:
                 hook(ids)
@@ -256,13 +251,8 @@ class LocalEnv(PolicyFrames):
             SimuloValueError: ``episode_number`` is not an integer from 0 to 2**63 - 1 (nothing is reset).
             EnvIdError: ``env_id`` is not one of the environments.
         """
-        check_int(episode_number, "episode_number", 0, MAX_SEED)
-        base = 0 if self._seed is None else self._seed
         ids = self.tensors.env_ids([env_id], self.num_envs)
-        self._rngs[int(ids[0])] = np.random.default_rng([base, 1, int(episode_number)])
-        torch = sys.modules.get("torch")
-        if torch is not None:
-            torch.manual_seed(int(np.random.SeedSequence([base, 2, int(episode_number)]).generate_state(1)[0]))
+        self._streams.seed_episode(int(ids[0]), episode_number)
         self._reset(ids)
 
     def close(self) -> None:
@@ -270,26 +260,13 @@ class LocalEnv(PolicyFrames):
         self.sim.close()
 
     # -- internals ------------------------------------------------------------------------------------
-    def _seed_streams(self, seed: int | None) -> None:
-        """One generator per environment from ``(seed, global index)``; also seeds Python's and torch's."""
-        entropy: Any = np.random.SeedSequence().entropy if seed is None else seed
-        self._seed = seed
-        self._rngs = [np.random.default_rng([entropy, 0, self._first_env + k]) for k in range(self.num_envs)]
-        if seed is None:
-            return
-        random.seed(seed)
-        torch = sys.modules.get("torch")
-        if torch is not None:
-            torch.manual_seed(seed)
-
     def _to_task(self, actions: np.ndarray) -> Any:
         if self.tensors.uses_torch:
             return self.tensors.out(actions.astype(np.float32))
         return actions
 
     def _reset(self, ids: np.ndarray) -> None:
-        self._episode_len[ids] = 0
-        self._episode_return[ids] = 0.0
+        self._episodes.restart(ids)
         self.sim.runtime_reset_envs(ids)  # grippers let go before reset_idx moves what they held
         self._call("reset_idx", self.tensors.out(ids))
         mark_stale(self._scene, ids)  # cameras redraw the reset environments on their next read
@@ -298,26 +275,15 @@ class LocalEnv(PolicyFrames):
         """Uniform draws ``(len(env_ids), *size)``, each environment's row from its own seeded stream.
 
         Raises:
-            SimuloValueError: ``low`` or ``high`` is not numbers of magnitude at most :data:`MAX_RANDOM_BOUND`
-                (NaN, infinity, text); no stream is drawn from.
+            SimuloValueError: ``low`` or ``high`` is not numbers of magnitude at most 1e12 (NaN, infinity, text);
+                no stream is drawn from.
         """
-        for name, bound in (("low", low), ("high", high)):
-            try:
-                inside = bool((np.abs(np.asarray(bound, dtype=float)) <= MAX_RANDOM_BOUND).all())
-            except (TypeError, ValueError):
-                inside = False
-            if not inside:
-                raise SimuloValueError(f"random_uniform {name} must be finite numbers of magnitude at most "
-                                       f"{MAX_RANDOM_BOUND:g}, got {bound!r}")
-        ids = self.tensors.env_ids(env_ids, self.num_envs)
-        draw = np.empty((len(ids), *size))
-        for row, i in enumerate(ids):
-            draw[row] = self._rngs[i].uniform(low, high, size=size)
+        draw = self._streams.uniform(low, high, size, self.tensors.env_ids(env_ids, self.num_envs))
         return self.tensors.out(draw.astype(np.float32) if self.tensors.uses_torch else draw)
 
     def survived_mask(self) -> Any:
         """Environments whose episode is ending by the time limit, not by a termination (a copy)."""
-        return self.tensors.out(self._time_limit.copy())
+        return self.tensors.out(self._episodes.time_limit.copy())
 
     def _task_hook(self, method: str) -> Callable[..., Any]:
         """The task's hook ``method``: every hook call goes through here, so a subclass may wrap them."""
@@ -342,75 +308,10 @@ class LocalEnv(PolicyFrames):
             where = f"{type(self.task).__name__} at env step {self.step_count}"
             numeric = numeric_actor_inputs(self._schema, self._call("get_policy_inputs"), self.num_envs, where)
             if self.check_task_outputs:
-                self._check_numbers(numeric, "get_policy_inputs()")
+                self._outputs.numbers(numeric, "get_policy_inputs()", self.step_count)
             return self.tensors.out(numeric.astype(np.float32))
         obs = self._call("get_observations")
-        arr = self._task_array(obs, "get_observations()")
-        expected = (self.num_envs, self.task.observation_dim)
-        if arr.shape != expected:
-            raise TaskError(f"{type(self.task).__name__}.get_observations() returned shape {tuple(arr.shape)} at env "
-                            f"step {self.step_count}; observation_dim={self.task.observation_dim} means {expected}")
-        if self.check_task_outputs:
-            self._check_numbers(arr, "get_observations()")
+        arr = self._outputs.observations(obs, self.task.observation_dim, self.step_count, self.check_task_outputs)
         if is_torch(obs):
             return obs.float()
         return self.tensors.out(arr.astype(np.float32))
-
-    def _task_array(self, value: Any, method: str) -> np.ndarray:
-        """``value`` as a numpy array; a ``TaskError`` naming ``method`` and the step if it is none."""
-        try:
-            return to_numpy(value, method)
-        except SimuloValueError as exc:
-            raise TaskError(f"{type(self.task).__name__}.{method} returned {value!r} at env step {self.step_count}, "
-                            "not an array of numbers") from exc
-
-    def _check_numbers(self, arr: np.ndarray, method: str) -> None:
-        """Refuse a non-numeric dtype, then NaN and infinity (a ``TaskNonFiniteError``: ``on_anomaly`` hears)."""
-        name = type(self.task).__name__
-        if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-            raise TaskError(f"{name}.{method} returned dtype {arr.dtype} at env step {self.step_count}; expected "
-                            "real numbers")
-        if np.issubdtype(arr.dtype, np.floating) and not np.isfinite(arr).all():
-            bad = np.argwhere(~np.isfinite(arr))[0].tolist()
-            raise TaskNonFiniteError(f"{name}.{method} returned a non-finite value {arr[tuple(bad)]} at index {bad} "
-                                     f"at env step {self.step_count}")
-
-    def _vector(self, value: Any, method: str, dtype: type) -> np.ndarray:
-        arr = self._task_array(value, method)
-        if arr.shape != (self.num_envs,):
-            raise TaskError(f"{type(self.task).__name__}.{method} returned shape {tuple(arr.shape)} at env step "
-                            f"{self.step_count}; expected ({self.num_envs},)")
-        if self.check_task_outputs and dtype is bool:
-            self._check_mask(arr, method)
-        elif self.check_task_outputs:
-            self._check_numbers(arr, method)
-        return arr.astype(dtype)
-
-    def _check_mask(self, arr: np.ndarray, method: str) -> None:
-        """A done mask holds booleans, or integers 0 and 1: not strings, floats or NaN."""
-        name = type(self.task).__name__
-        if arr.dtype == bool:
-            return
-        if np.issubdtype(arr.dtype, np.integer):
-            bad = arr[(arr != 0) & (arr != 1)]
-            if bad.size:
-                raise TaskError(f"{name}.{method} returned a done mask with {bad[0].item()!r} at env step "
-                                f"{self.step_count}; a mask holds True/False (or 0/1)")
-            return
-        raise TaskError(f"{name}.{method} returned a done mask of dtype {arr.dtype} at env step {self.step_count}; "
-                        "a mask holds booleans (True/False)")
-
-    def _dones(self) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        value = self._call("get_dones")
-        if not isinstance(value, tuple) or len(value) != 2:
-            raise TaskError(f"{type(self.task).__name__}.get_dones() must return (terminated, truncated), "
-                            f"got {value!r}")
-        term, trunc = value
-        named: dict[str, np.ndarray] = {}
-        if isinstance(term, dict):  # named end conditions; an empty dict: the task never terminates
-            for key, mask in term.items():
-                named[str(key)] = self._vector(mask, f"get_dones()[0][{key!r}]", bool)
-            terminated = np.logical_or.reduce(list(named.values())) if named else np.zeros(self.num_envs, dtype=bool)
-        else:
-            terminated = self._vector(term, "get_dones()[0] (terminated)", bool)
-        return terminated, self._vector(trunc, "get_dones()[1] (truncated)", bool), named

@@ -47,7 +47,7 @@ import numpy as np
 from simulo._checks import check_int
 from simulo.errors import SimuloValueError, TaskError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
-from simulo.rl.local_env import MAX_SEED
+from simulo.rl.env_streams import MAX_SEED
 from simulo.rl.task import Task, task_uses_torch
 from simulo.scale.cluster import Cluster, ship_by_value
 from simulo.scale.env_shard import EnvShard, no_delay
