@@ -26,6 +26,11 @@ contract, ...; PyBullet once per block round) for ``--repeats`` blocks of ``--st
 give each loop's fastest block, ``ratio`` the median of the back-to-back contract/floor block ratios. Goals
 (issue 24): the contract >= 0.8x the floor for N >= 64; the humanoid on MuJoCo >= 15x PyBullet (issue 12).
 
+``--warp`` adds a ``warp/s`` column: the contract on the MuJoCo Warp engine (``engine="mujoco_warp"``, the ``gpu``
+extra) on Warp's default device (``SIMULO_WARP_DEVICE``: ``cuda`` when Warp sees a GPU, else ``cpu``), built,
+warmed up and timed in the same block rounds (its first step compiles Warp's kernels, or loads them from Warp's
+kernel cache, during the warm-up).
+
 ``--breakdown`` prints instead where a step's time goes at N = 1 (``time.perf_counter``; of ``--repeats``
 rounds, each loop's fastest; each part less what its timers add, measured on a call that does nothing): the
 contract's step split into the engine's command intake (``apply``, ``apply_positions``, ``apply_efforts``), its
@@ -39,6 +44,7 @@ Run::
     python benchmarks/engines.py --robots humanoid    # one robot
     python benchmarks/engines.py --threads 1          # the engine and the floor on one thread
     python benchmarks/engines.py --robots humanoid --envs 1024 --dt 0.008333 --warmup 120   # the sample's dt
+    python benchmarks/engines.py --robots cartpole --envs 256 --no-pybullet --warp   # and MuJoCo Warp
     python benchmarks/engines.py --breakdown          # CPU us per step at N = 1, part by part
     python benchmarks/engines.py --quick              # tiny sizes (for the tests)
 """
@@ -243,36 +249,41 @@ def _timed(run: Callable[[int], None], steps: int) -> float:
 
 
 def bench(name: str, num_envs: int, steps: int, repeats: int, warmup: int, pybullet: bool,
-          threads: int, dt: float = DT) -> dict[str, object]:
+          threads: int, dt: float = DT, warp: bool = False) -> dict[str, object]:
     """One row: the loops built side by side, warmed up alike, timed in alternating blocks."""
     robot = ROBOTS[name]
     contract = ContractLoop(robot, num_envs, "mujoco", threads, dt)
     floor = FloorLoop(robot, contract, threads)
     loop = RawLoop(robot, contract)
     bullet = ContractLoop(robot, num_envs, "pybullet", dt=dt) if pybullet else None
+    warped = ContractLoop(robot, num_envs, "mujoco_warp", dt=dt) if warp else None
     loops: list[tuple[str, ContractLoop | RawLoop]] = [("contract", contract), ("floor", floor), ("loop", loop)]
     try:
         for _, each in loops:
             each.run(warmup)
-        if bullet is not None:
-            bullet.run(warmup)
-        times: dict[str, list[float]] = {key: [] for key in ("contract", "floor", "loop", "pybullet")}
+        for extra in (bullet, warped):
+            if extra is not None:
+                extra.run(warmup)
+        times: dict[str, list[float]] = {key: [] for key in ("contract", "floor", "loop", "pybullet", "warp")}
         for k in range(repeats):
             for key, each in (loops if k % 2 == 0 else loops[::-1]):
                 times[key].append(_timed(each.run, steps))
             if bullet is not None:
                 times["pybullet"].append(_timed(bullet.run, max(1, steps // 4)))
+            if warped is not None:
+                times["warp"].append(_timed(warped.run, steps))
         end = contract.joint_positions().tobytes()
         same = floor.joint_positions().tobytes() == end
         rate = {key: num_envs * (steps if key != "pybullet" else max(1, steps // 4)) / min(t)
                 for key, t in times.items() if t}
         ratio = statistics.median(f / c for c, f in zip(times["contract"], times["floor"]))
-        return {"robot": name, "n": num_envs, "pybullet": rate.get("pybullet"), "mujoco": rate["contract"],
+        return {"robot": name, "n": num_envs, "pybullet": rate.get("pybullet"), "warp": rate.get("warp"),
+                "mujoco": rate["contract"],
                 "floor": rate["floor"], "loop": rate["loop"], "ratio": ratio, "same": same,
                 "same_loop": loop.joint_positions().tobytes() == end}
     finally:
         floor.close()
-        for built in (contract, bullet):
+        for built in (contract, bullet, warped):
             if built is not None:
                 built.sim.close()
 
@@ -412,6 +423,7 @@ def main() -> None:
     parser.add_argument("--dt", type=float, default=DT, help="physics time step, s (default 1/240; the SDK's "
                                                               "samples run 1/120)")
     parser.add_argument("--no-pybullet", action="store_true", help="skip the PyBullet column (it is slow)")
+    parser.add_argument("--warp", action="store_true", help="add the MuJoCo Warp engine's column (the gpu extra)")
     parser.add_argument("--breakdown", action="store_true", help="us per step at N = 1, part by part")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, for the tests")
     args = parser.parse_args()
@@ -419,17 +431,19 @@ def main() -> None:
     if args.breakdown:
         _print_breakdown(args.robots, 20 if args.quick else args.steps or 2000, warmup, repeats)
         return
-    print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'floor/s':>11}{'loop/s':>11}{'ratio':>7}"
-          f"{'vs pb':>7}  same  same as loop")
+    warp_header = f"{'warp/s':>11}" if args.warp else ""
+    print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'floor/s':>11}{'loop/s':>11}{warp_header}"
+          f"{'ratio':>7}{'vs pb':>7}  same  same as loop")
     rows = []
     for name in args.robots:
         for n in envs:
             steps = args.steps or (2 if args.quick else max(8, 1500 // n))
-            row = bench(name, n, steps, repeats, warmup, not args.no_pybullet, args.threads, args.dt)
+            row = bench(name, n, steps, repeats, warmup, not args.no_pybullet, args.threads, args.dt, args.warp)
             rows.append(row)
             pb = row["pybullet"]
             vs = f"{row['mujoco'] / pb:6.1f}x" if isinstance(pb, float) else "     -"  # type: ignore[operator]
-            print(f"{name:<10}{n:>5}{_cell(pb, 12)}{row['mujoco']:11.0f}{row['floor']:11.0f}{row['loop']:11.0f}"
+            warp = _cell(row["warp"], 11) if args.warp else ""
+            print(f"{name:<10}{n:>5}{_cell(pb, 12)}{row['mujoco']:11.0f}{row['floor']:11.0f}{row['loop']:11.0f}{warp}"
                   f"{row['ratio']:7.2f}{vs}  {'yes' if row['same'] else 'NO':<4}  "
                   f"{'yes' if row['same_loop'] else 'no'}")
     judged = [float(r["ratio"]) for r in rows if int(r["n"]) >= RATIO_FROM_N]  # type: ignore[call-overload]

@@ -2,9 +2,9 @@
 
 An engine is registered either as a ready :class:`~simulo.engine.base.EngineFactory` or as a
 ``"module:attribute"`` string that is imported on first use, so registering (and ``import simulo``)
-never imports an engine. ``"pybullet"`` and ``"mujoco"`` (the ``mujoco`` extra) are registered this way by
-default; an engine whose package is not installed raises :class:`~simulo.errors.MissingDependencyError`,
-naming the install command, when it is first used.
+never imports an engine. ``"pybullet"``, ``"mujoco"`` (the ``mujoco`` extra) and ``"mujoco_warp"`` (the ``gpu``
+extra) are registered this way by default; an engine whose package is not installed raises
+:class:`~simulo.errors.MissingDependencyError`, naming the install command, when it is first used.
 """
 
 from __future__ import annotations
@@ -26,10 +26,12 @@ class UnknownEngineError(SimuloValueError):
 
 #: Registered engines: a factory, or the ``"module:attribute"`` path of one not imported yet.
 _ENGINES: dict[str, EngineFactory | str] = {"pybullet": "simulo.engine.pybullet.engine:PyBulletEngine",
-                                            "mujoco": "simulo.engine.mujoco.engine:MuJoCoEngine"}
+                                            "mujoco": "simulo.engine.mujoco.engine:MuJoCoEngine",
+                                            "mujoco_warp": "simulo.engine.mujoco_warp.engine:MuJoCoWarpEngine"}
 
 #: External package -> the command that installs it, for the engines registered by default.
-_ENGINE_PACKAGES = {"pybullet": "pip install 'pybullet>=3.2.5'", "mujoco": "pip install 'simulo-local[mujoco]'"}
+_ENGINE_PACKAGES = {"pybullet": "pip install 'pybullet>=3.2.5'", "mujoco": "pip install 'simulo-local[mujoco]'",
+                    "mujoco_warp": "pip install 'simulo-local[gpu]'", "warp": "pip install 'simulo-local[gpu]'"}
 
 
 #: Environment variable naming the engine used when a simulation does not name one.
