@@ -1,4 +1,5 @@
-"""The contract suite runs every test once per engine: PyBullet, MuJoCo and the kinematic mock.
+"""The contract suite runs every test once per engine: PyBullet, MuJoCo, MuJoCo Warp (on Warp's CPU device here;
+skipped without the ``gpu`` extra) and the kinematic mock.
 
 A test that holds for one engine only says so by name (``..._on_pybullet`` / ``..._on_the_mock``) and
 skips the others with :func:`only`. MuJoCo passes every shared test with the same tolerances as PyBullet, so
@@ -17,7 +18,7 @@ from simulo.engine.registry import available_engines, register_engine, unregiste
 
 from .mock_engine import MockEngine
 
-ENGINES = ["pybullet", "mock", "mujoco"]
+ENGINES = ["pybullet", "mock", "mujoco", "mujoco_warp"]
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -32,7 +33,18 @@ def mock_engine_registered() -> Iterator[None]:
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     """The engine name under test."""
+    if request.param == "mujoco_warp":
+        pytest.importorskip("mujoco_warp", reason="the MuJoCo Warp engine needs the gpu extra")
     return str(request.param)
+
+
+def not_on_warp(engine: str, feature: str) -> None:
+    """Skip on MuJoCo Warp, which refuses ``feature`` with a clear error (its one table of what it lacks,
+    ``simulo.engine.mujoco_warp.unsupported.UNSUPPORTED``; ``tests/engine/mujoco_warp`` checks the refusals)."""
+    if engine == "mujoco_warp":
+        from simulo.engine.mujoco_warp.unsupported import UNSUPPORTED  # noqa: PLC0415 (the gpu extra)
+
+        pytest.skip(f"MuJoCo Warp refuses {feature!r}: {UNSUPPORTED[feature]}")
 
 
 def only(engine: str, name: str) -> None:

@@ -9,6 +9,8 @@ import simulo
 from simulo.errors import SimuloValueError
 from simulo.sim.variants import ObjectVariants
 
+from .conftest import not_on_warp
+
 SUBSET = [5, 1, 3]
 DT = 1 / 240
 
@@ -95,6 +97,7 @@ def pool_scene(engine: str) -> tuple[simulo.Prop, simulo.Simulation]:
 
 
 def test_pool_variants_switch_the_active_object_of_a_subset(engine) -> None:
+    not_on_warp(engine, "prop_enabled")
     prop, sim = pool_scene(engine)
     with sim:
         assert prop.path == "/World/object"
@@ -120,6 +123,7 @@ def test_pool_variants_switch_the_active_object_of_a_subset(engine) -> None:
 
 
 def test_group_variants_are_contiguous_and_fixed(engine) -> None:
+    not_on_warp(engine, "prop_enabled")
     scene = simulo.Scene(num_envs=6)
     options = [simulo.Sphere(name="small", radius=0.03), simulo.Sphere(name="large", radius=0.06)]
     scene.add(simulo.Sphere(name="ball", physics=simulo.RigidPhysics(mass=0.1)), at="/World",
@@ -170,6 +174,7 @@ def test_external_forces_on_every_body_of_a_floating_robot_accelerate_it(engine,
 
 
 def test_rough_terrain_builds_on_every_engine(engine) -> None:
+    not_on_warp(engine, "heightfield")
     from simulo.sim.terrain import heightfield
 
     terrain = simulo.Terrain.rough(name="terrain", num_rows=2, num_cols=2, size=(2.0, 2.0), border_width=0.5,
