@@ -1,4 +1,4 @@
-"""simulo._checks: one definition of "an integer" and "a real number", and the messages that refuse others."""
+"""simulo.checks: one definition of "an integer" and "a real number", and the messages that refuse others."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from simulo._checks import check_int, check_real, describe_int, describe_real, is_int, is_real
+from simulo.checks import check_int, check_real, describe_int, describe_real, is_int, is_real
 from simulo.errors import SceneError, SimuloValueError
 
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from simulo._frozen import frozen_dataclass, mutable_dataclass
+from simulo.frozen import frozen_dataclass, mutable_dataclass
 
 
 def _pair(body: dict[str, Any], bases: tuple[type, ...] = ()) -> tuple[type, type]:
@@ -203,11 +203,11 @@ def test_kw_only_markers_and_string_pseudo_fields_take_the_standard_librarys_pat
 
 def test_the_class_signature_is_built_on_first_use_and_follows_a_subclass_s_own_init(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from simulo import _frozen
+    from simulo import frozen
 
     built: list[int] = []
-    real = _frozen._signature
-    monkeypatch.setattr(_frozen, "_signature", lambda fields: built.append(len(fields)) or real(fields))
+    real = frozen._signature
+    monkeypatch.setattr(frozen, "_signature", lambda fields: built.append(len(fields)) or real(fields))
     ours = frozen_dataclass(type("Shape", (), {**_fresh_body(), "__doc__": "A shape."}))
     assert built == []  # nothing built while a documented class is made
     assert str(inspect.signature(ours)) == str(inspect.signature(ours)) == (

@@ -21,7 +21,6 @@ from dataclasses import field, replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.catalog import lookup, parse_ref
 from simulo.authoring.checked_urdf import checked_file
 from simulo.authoring.config import ActuatorGainsConfig
@@ -30,6 +29,7 @@ from simulo.authoring.model_physics import ModelPhysics
 from simulo.authoring.pose import Pose
 from simulo.authoring.urdf_model import UrdfModel
 from simulo.errors import AssetError
+from simulo.frozen import frozen_dataclass
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from simulo._checks import check_real
-from simulo._frozen import frozen_dataclass
+from simulo.checks import check_real
 from simulo.errors import SimuloValueError
+from simulo.frozen import frozen_dataclass
 
 
 def _check_nonneg(owner: str, **values: float | None) -> None:

@@ -6,9 +6,9 @@ are kept as given.
 
 from __future__ import annotations
 
-from simulo._checks import check_real
-from simulo._frozen import frozen_dataclass
+from simulo.checks import check_real
 from simulo.errors import SimuloValueError
+from simulo.frozen import frozen_dataclass
 
 
 def _check_unit(owner: str, **values: float) -> None:

@@ -32,9 +32,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.limits import MAX_MESH_BYTES
 from simulo.errors import AssetError
+from simulo.frozen import frozen_dataclass
 
 MESH_FORMATS: tuple[str, ...] = (".stl", ".obj", ".dae")
 """Mesh file extensions the engine loads (case-insensitive)."""

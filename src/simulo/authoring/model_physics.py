@@ -8,7 +8,7 @@ scene's, and the self-collision setting as the robot's default.
 
 from __future__ import annotations
 
-from simulo._frozen import frozen_dataclass
+from simulo.frozen import frozen_dataclass
 
 FRICTION_COMBINE_MODES: tuple[str, ...] = ("average", "min", "multiply", "max")
 """How two touching surfaces' friction coefficients combine (PhysX's ``frictionCombineMode`` tokens)."""

@@ -10,8 +10,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
+from simulo.frozen import frozen_dataclass
 from simulo.math.scalar import quat_from_rpy
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import field
 from typing import TYPE_CHECKING, NoReturn
 
-from simulo._checks import check_real
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.materials import Material
 from simulo.authoring.pose import Pose
+from simulo.checks import check_real
 from simulo.errors import SimuloValueError
+from simulo.frozen import frozen_dataclass
 
 if TYPE_CHECKING:
     from simulo.interfaces.authoring import DeformableMaterial

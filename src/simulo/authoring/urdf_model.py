@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simulo._frozen import frozen_dataclass
+from simulo.frozen import frozen_dataclass
 
 if TYPE_CHECKING:
     from pathlib import Path

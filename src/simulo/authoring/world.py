@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import field
 from typing import Any
 
-from simulo._checks import check_int, check_real
-from simulo._frozen import mutable_dataclass
 from simulo.authoring.pose import Pose
+from simulo.checks import check_int, check_real
 from simulo.errors import SimuloValueError
+from simulo.frozen import mutable_dataclass
 
 #: Sub-terrain types :func:`simulo.sim.terrain.heightfield` can generate.
 SUB_TERRAIN_TYPES = ("flat", "random_rough", "pyramid_stairs", "pyramid_stairs_inv", "discrete_obstacles", "wave",

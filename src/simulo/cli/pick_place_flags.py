@@ -14,7 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from simulo._checks import MAX_NUM_ENVS, check_num_envs
+from simulo.checks import MAX_NUM_ENVS, check_num_envs
 from simulo.cli._usage import OneLineParser, parse
 from simulo.cli.pick_place_defaults import FLAG_DEFAULTS
 from simulo.engine.registry import ENGINE_VARIABLE, available_engines

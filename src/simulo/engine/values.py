@@ -8,7 +8,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from simulo._frozen import frozen_dataclass
+from simulo.frozen import frozen_dataclass
 
 #: Environment indices: a list or an integer array of distinct indices, any order.
 EnvIds = Sequence[int] | np.ndarray

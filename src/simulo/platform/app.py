@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
-from simulo._checks import is_int, is_real
+from simulo.checks import is_int, is_real
 from simulo.errors import JobError
 from simulo.platform.context import running
 from simulo.platform.runtime import DEFAULT_RUNTIME_ID, Runtime

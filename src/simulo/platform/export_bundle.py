@@ -26,8 +26,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from simulo._checks import is_real
 from simulo._optional import require
+from simulo.checks import is_real
 from simulo.errors import SimuloValueError
 from simulo.platform import bundle_contract as contract
 from simulo.platform import policy_registry

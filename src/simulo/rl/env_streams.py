@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_int
+from simulo.checks import check_int
 from simulo.errors import SimuloValueError
 
 MAX_SEED = 2**63 - 1

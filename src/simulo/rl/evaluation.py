@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simulo._checks import is_int, is_real
+from simulo.checks import is_int, is_real
 from simulo.errors import SimuloValueError
 from simulo.interfaces.platform.evaluation import (
     EVALUATION_ACTIONS,

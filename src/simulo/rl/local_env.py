@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_int, check_num_envs, is_int
+from simulo.checks import check_int, check_num_envs, is_int
 from simulo.errors import NonFiniteError, SimuloValueError, TaskError, TaskNonFiniteError
 from simulo.rl.devices import env_device
 from simulo.rl.env_streams import MAX_SEED, EnvStreams

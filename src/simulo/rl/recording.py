@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from simulo._checks import check_real
 from simulo._optional import require
+from simulo.checks import check_real
 from simulo.rl.recordings.video import FrameStream, check_video_path
 
 

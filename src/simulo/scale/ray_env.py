@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_int
+from simulo.checks import check_int
 from simulo.errors import SimuloValueError, TaskError, WorkerError
 from simulo.rl.env import BackendFactory, LearningEnv
 from simulo.rl.env_streams import MAX_SEED

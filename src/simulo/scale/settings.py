@@ -17,7 +17,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from simulo._checks import check_int
+from simulo.checks import check_int
 from simulo.errors import SimuloValueError, WorkerError
 
 ENV_WORKERS = "SIMULO_WORKERS"

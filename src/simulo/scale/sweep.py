@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from simulo._checks import check_int
+from simulo.checks import check_int
 from simulo.errors import SimuloValueError, WorkerError
 from simulo.scale.progress import Progress
 from simulo.scale.settings import ENV_ADDRESS, ENV_WORKERS, ScaleSettings

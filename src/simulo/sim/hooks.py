@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from simulo._frozen import frozen_dataclass
+from simulo.frozen import frozen_dataclass
 
 if TYPE_CHECKING:
     import numpy as np

@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_real, is_real
 from simulo._sdk_protocols import RobotBase
 from simulo.authoring.asset import Asset
 from simulo.authoring.config import ActuatorGainsConfig, ArticulationConfig, JointConfig, MotorGainsConfig
 from simulo.authoring.pose import Pose
+from simulo.checks import check_real, is_real
 from simulo.engine.base import ArticulationBatch
 from simulo.errors import AssetError, NotAttachedError, SimuloValueError
 from simulo.sim import robot_commands

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_real
+from simulo.checks import check_real
 from simulo.errors import SimuloValueError
 from simulo.sim.drives import StiffnessDrive
 from simulo.sim.hooks import reset_each

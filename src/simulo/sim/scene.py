@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulo._checks import check_num_envs
-from simulo._frozen import frozen_dataclass
 from simulo._sdk_protocols import SceneBase, SceneGroupBase
 from simulo.authoring.pose import Pose, Transform
 from simulo.authoring.world import LightConfig, TerrainConfig
+from simulo.checks import check_num_envs
 from simulo.errors import NotAttachedError, SceneError
+from simulo.frozen import frozen_dataclass
 from simulo.sim.geometry import PRIMITIVES
 from simulo.sim.hooks import RobotAttachment, SceneMember, SimulationSensor
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_int, check_num_envs, is_int, is_real
 from simulo.authoring.pose import Pose
 from simulo.authoring.world import GroundPlane, RoughTerrain
+from simulo.checks import check_int, check_num_envs, is_int, is_real
 from simulo.engine.registry import create_engine, default_engine, engine_factory
 from simulo.errors import NotAttachedError, SceneError, SimuloValueError
 from simulo.math.batched import pose_mul

@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from simulo._frozen import frozen_dataclass
 from simulo._sdk_protocols import VariantPropBase
 from simulo.authoring.pose import Pose
 from simulo.engine.base import EnvIds, RigidBatch
 from simulo.errors import SceneError, SimuloValueError
+from simulo.frozen import frozen_dataclass
 from simulo.sim.geometry import PRIMITIVES, Primitive, half_extent
 from simulo.sim.prop import Prop
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import simulo
-from simulo import _checks
+from simulo import checks
 from simulo.errors import NameNotFoundError, NotAttachedError, SceneError, SimuloValueError
 
 torch = pytest.importorskip("torch")
@@ -112,8 +112,8 @@ def test_num_envs_beyond_the_machine_fails_before_anything_is_built(monkeypatch)
         simulo.LearningEnv(Sized(), num_envs=10**7)
     with pytest.raises(SceneError, match="num_envs=20000000"):
         simulo.Scene(num_envs=2 * 10**7)
-    monkeypatch.setattr(_checks, "available_memory", lambda: 64 * 2**20)  # a machine with 64 MiB free
-    assert _checks.max_num_envs() == 32
+    monkeypatch.setattr(checks, "available_memory", lambda: 64 * 2**20)  # a machine with 64 MiB free
+    assert checks.max_num_envs() == 32
     with pytest.raises(SceneError, match=r"num_envs=40 needs about .* GiB \(2 MiB per environment\).*at most 32"):
         simulo.Scene(num_envs=40)
     simulo.Scene(num_envs=32)

@@ -15,11 +15,11 @@ from typing import Literal, cast
 
 import numpy as np
 
-from simulo._checks import check_real, is_real
-from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.hardware import PickPlacePlan
 from simulo.apps.pick_place.safety import BoxFixture
+from simulo.checks import check_real, is_real
 from simulo.errors import SimuloValueError
+from simulo.frozen import frozen_dataclass
 
 ARM_REF = "simulo/robot/pick_arm:v1"
 """Catalog reference of the arm (the seed's URDF)."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 
-from simulo._checks import check_real
-from simulo._frozen import frozen_dataclass
+from simulo.checks import check_real
 from simulo.errors import SimuloValueError
+from simulo.frozen import frozen_dataclass
 
 
 @frozen_dataclass

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.geometry import PICK_ARM, ArmGeometry
 from simulo.errors import NonFiniteError, ShapeError
+from simulo.frozen import frozen_dataclass
 
 
 @frozen_dataclass

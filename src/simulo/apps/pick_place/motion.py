@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from simulo._checks import check_real
+from simulo.checks import check_real
 from simulo.errors import NonFiniteError, ShapeError, SimuloValueError
 
 

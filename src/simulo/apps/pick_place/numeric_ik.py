@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from simulo._checks import check_real
+from simulo.checks import check_real
 from simulo.errors import ShapeError
 from simulo.math import batched
 

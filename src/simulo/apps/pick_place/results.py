@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import asdict, field
 from typing import Any
 
-from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.config import AppOptions
+from simulo.frozen import frozen_dataclass
 
 
 @frozen_dataclass

@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from simulo._checks import is_real
-from simulo._frozen import frozen_dataclass
 from simulo.apps.pick_place.geometry import PICK_ARM, ArmGeometry
+from simulo.checks import is_real
 from simulo.errors import CollisionError, NonFiniteError, ShapeError, SimuloValueError
+from simulo.frozen import frozen_dataclass
 
 DEFAULT_CLEARANCE = 0.003
 """Metres. The seed grasps with the finger tips 5 mm above the floor, so the default must stay below that."""

@@ -26,10 +26,10 @@ import os
 import re
 from pathlib import Path
 
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.catalog.registry import AssetRef
 from simulo.authoring.limits import read_bounded
 from simulo.errors import AssetError, SizeLimitError
+from simulo.frozen import frozen_dataclass
 
 _MAX_SIDECAR_BYTES = 1024 * 1024
 

@@ -16,9 +16,9 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.pose import Pose
 from simulo.errors import AssetError
+from simulo.frozen import frozen_dataclass
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -13,10 +13,10 @@ import hashlib
 import os
 from pathlib import Path
 
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.model_physics import ModelPhysics
 from simulo.authoring.pose import Pose
 from simulo.authoring.usd.stage import USD_SUFFIXES
+from simulo.frozen import frozen_dataclass
 
 __all__ = ["USD_SUFFIXES", "UsdUrdf", "urdf_from_usd"]
 

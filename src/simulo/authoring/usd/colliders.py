@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.usd.stage import Pxr, xyz_rpy
 from simulo.errors import AssetError
+from simulo.frozen import frozen_dataclass
 
 _RELATIVE = 1e-6
 """How far apart two scales may be and still count as equal (relative)."""

@@ -36,7 +36,6 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from simulo._frozen import frozen_dataclass
 from simulo.authoring.model_physics import BodySurface
 from simulo.authoring.usd import physx
 from simulo.authoring.usd.colliders import Shape, collider_shape
@@ -45,6 +44,7 @@ from simulo.authoring.usd.materials import body_surface
 from simulo.authoring.usd.stage import Pxr, StageFrames, quat_wxyz, xyz_rpy
 from simulo.authoring.usd.visuals import colour, is_visual
 from simulo.errors import AssetError
+from simulo.frozen import frozen_dataclass
 
 _JOINT_KINDS = {"PhysicsRevoluteJoint": "revolute", "PhysicsPrismaticJoint": "prismatic",
                 "PhysicsFixedJoint": "fixed"}

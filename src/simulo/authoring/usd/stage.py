@@ -15,9 +15,9 @@ import os
 from types import ModuleType
 from typing import Any
 
-from simulo._frozen import frozen_dataclass
 from simulo._optional import require
 from simulo.errors import AssetError
+from simulo.frozen import frozen_dataclass
 
 USD_SUFFIXES: tuple[str, ...] = (".usd", ".usda", ".usdc", ".usdz")
 """File extensions read as USD (case-insensitive)."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from simulo._checks import is_int
+from simulo.checks import is_int
 from simulo.errors import MissingDependencyError, SimuloValueError
 from simulo.interfaces.platform.preview import (
     PREVIEW_CHECKS,

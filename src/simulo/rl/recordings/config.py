@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simulo._checks import is_int
 from simulo.authoring.contract import RecordConfig
+from simulo.checks import is_int
 from simulo.errors import SimuloValueError
 from simulo.rl.recordings.video import check_video_path
 

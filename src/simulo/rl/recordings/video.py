@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from simulo._checks import check_real
 from simulo._optional import require
+from simulo.checks import check_real
 from simulo.errors import ShapeError, SimuloValueError
 
 SUFFIXES = (".gif", ".mp4")

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from simulo._checks import is_real
+from simulo.checks import is_real
 from simulo.errors import SimuloValueError
 from simulo.rl.training.deps import require_torch
 

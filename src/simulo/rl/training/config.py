@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from simulo._checks import is_int, is_real
+from simulo.checks import is_int, is_real
 from simulo.errors import SimuloValueError
 
 #: The keys of skrl 1.4.3's ``PPO_DEFAULT_CONFIG`` (a test compares them with the installed skrl).

@@ -10,8 +10,8 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from simulo._checks import is_int
 from simulo._sdk_protocols import PlayerBase, PolicyNetworkBase
+from simulo.checks import is_int
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import read_checkpoint

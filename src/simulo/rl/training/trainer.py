@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from simulo._checks import is_int
 from simulo._sdk_protocols import TrainerBase
+from simulo.checks import is_int
 from simulo.errors import SimuloError, SimuloValueError
 from simulo.rl.devices import torch_device
 from simulo.rl.training.checkpoints import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from simulo._checks import is_int
+from simulo.checks import is_int
 from simulo.errors import SimuloValueError
 
 

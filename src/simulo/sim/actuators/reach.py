@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from simulo._frozen import frozen_dataclass
 from simulo.engine.base import RigidBatch
+from simulo.frozen import frozen_dataclass
 from simulo.math.batched import quat_rotate_inverse
 from simulo.sim.geometry import engine_geometry
 from simulo.sim.variants import VariantBatch

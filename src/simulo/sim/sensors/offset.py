@@ -17,8 +17,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from simulo._frozen import frozen_dataclass
 from simulo.errors import SimuloValueError
+from simulo.frozen import frozen_dataclass
 
 #: Camera axis conventions -> (viewing direction, up direction) in the camera's own frame.
 CONVENTIONS: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {

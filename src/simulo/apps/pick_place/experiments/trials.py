@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simulo._checks import check_int, check_real, is_int
 from simulo.apps.pick_place.cell import PickPlaceCell, start_cell
 from simulo.apps.pick_place.config import (
     CUBE_SIZE,
@@ -34,6 +33,7 @@ from simulo.apps.pick_place.config import (
 from simulo.apps.pick_place.hardware import PickPlacePlan
 from simulo.apps.pick_place.recorder import PickRecorder
 from simulo.apps.pick_place.results import TrialsResult
+from simulo.checks import check_int, check_real, is_int
 from simulo.errors import SimuloValueError
 
 if TYPE_CHECKING:

@@ -12,6 +12,8 @@ or a length belongs is almost always a mistake. These helpers refuse ``bool`` ev
 
 This module imports nothing but :mod:`simulo.errors` (and the standard library), so ``import simulo`` stays
 lean.
+
+It is public: an app validates its own settings with the same words (the pick-and-place app does).
 """
 
 from __future__ import annotations

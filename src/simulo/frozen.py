@@ -26,6 +26,8 @@ them for every class at import was a third of its cost). What differs:
 - a wrong call names the problem in its own words (still a TypeError);
 - the made ``__init__``'s ``__annotations__`` are those of ``(self, *args, **kwargs)``, so
   ``typing.get_type_hints(cls.__init__)`` does not list the fields (``inspect.signature`` does).
+
+It is public, for apps whose configuration classes are built at start-up (the pick-and-place app's are).
 """
 
 from __future__ import annotations
