@@ -107,6 +107,13 @@ class NotInJobError(SimuloError, RuntimeError):
     """A function that needs a running job (``simulo.save_output``) was called outside ``simulo run``."""
 
 
+class RecordWriteError(SimuloError, OSError):
+    """A run record, checkpoint or recording could not be written (a full disk, a read-only folder).
+
+    The file it names holds what it held before the write (see :mod:`simulo._files`).
+    """
+
+
 # The SDK's error names (simulo-interfaces' ``simulo.interfaces.exceptions``). simulo-local raises them as
 # subclasses of both its own SimuloError and the SDK's class, so ``except simulo.JobFailedError`` (the SDK's
 # class) and ``except simulo.SimuloError`` both catch them. They are made on first use: importing the SDK's

@@ -51,7 +51,7 @@ def test_the_created_app_passes_preview_and_trains(tmp_path: Path) -> None:
     env = {**os.environ, "SIMULO_RUNS_DIR": str(tmp_path / "runs")}
 
     def simulo(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", *argv], cwd=folder, env=env,
+        return subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", *argv, "--json"], cwd=folder, env=env,
                               capture_output=True, text=True, timeout=300)
 
     preview = simulo("preview.py", "--num-envs", "4")

@@ -35,7 +35,7 @@ def test_a_nan_result_prints_valid_json_with_null(capsys: pytest.CaptureFixture[
         def main() -> dict:
             return {"loss": float("nan"), "values": np.array([1.0, np.inf]), "ok": 2.5, "worst": -float("inf")}
         """), encoding="utf-8")
-    code = run.main([str(app), "--runs-dir", str(tmp_path / "runs")])
+    code = run.main([str(app), "--json", "--runs-dir", str(tmp_path / "runs")])
     out, err = capsys.readouterr()
     assert code == 0, err
     expected = {"loss": None, "values": [1.0, None], "ok": 2.5, "worst": None}
@@ -64,7 +64,7 @@ def test_stray_files_in_the_runs_folder_do_not_break_later_runs(
         code = simulo_main(["run", JOBS, "--job", "echo", "--count", "2", "--runs-dir", str(runs)])
         out, err = capsys.readouterr()
         assert code == 0, err
-        assert f"echo/{expected}/result.json" in err
+        assert f"echo/{expected}/result.json" in out
     assert simulo_main(["result", "--runs-dir", str(runs)]) == 0
     assert _strict_json(capsys.readouterr().out)["count"] == 2
     assert simulo_main(["logs", "jobs_demo/echo/0001", "--runs-dir", str(runs)]) == 2
@@ -151,7 +151,7 @@ def test_a_job_printing_non_ascii_runs_under_an_ascii_terminal(
     app = tmp_path / "accents.py"
     app.write_text("import simulo\napp = simulo.App('accents')\n\n@app.job\ndef main() -> dict:\n"
                    "    print('h\\u00e9llo \\u2713')\n    return {'mark': '\\u2713'}\n", encoding="utf-8")
-    code = run.main([str(app), "--runs-dir", str(tmp_path / "runs")])
+    code = run.main([str(app), "--json", "--runs-dir", str(tmp_path / "runs")])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert _strict_json(out) == {"mark": "\u2713"} and "h\u00e9llo \u2713" in err

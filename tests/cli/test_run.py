@@ -18,7 +18,7 @@ JOBS = str(FIXTURES / "jobs_app.py")
 
 
 def simulo_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = run.main(list(argv))
+    code = run.main([*argv[:1], "--json", *argv[1:]] if argv else [])  # the whole result on stdout
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -37,6 +37,35 @@ def test_list_does_not_import_torch_or_pybullet() -> None:
     assert "--num-envs INT  (int; default 4)" in done.stdout
     assert "--render/--no-render  (bool; default False)" in done.stdout
     assert "--mode {fast,slow}" in done.stdout
+
+
+def test_without_json_a_short_summary_ends_with_the_policy_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code = run.main([JOBS, "--job", "echo", "--count", "3", "--runs-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    run_dir = tmp_path / "jobs_demo" / "echo" / "0001"
+    policy = json.loads((run_dir / "policy.json").read_text())["policy_id"]
+    assert out.splitlines() == [
+        "count: 3", "scale: 1.5", "label: x", "verbose: false", "mode: a", "limit: null", "color: red",
+        "out: out", "tags: null", "attempt: 1", "app: jobs demo",
+        f"result: {run_dir / 'result.json'}  (whole: simulo result jobs_demo/echo/0001 --runs-dir {tmp_path})",
+        f"policy: {policy}  (simulo policy inspect {policy} --runs-dir {tmp_path})",
+    ]
+    assert json.loads((run_dir / "result.json").read_text())["count"] == 3  # the whole result is saved
+
+
+def test_a_result_that_is_not_an_object_is_shown_when_short(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    app = tmp_path / "short.py"
+    app.write_text("import simulo\napp = simulo.App('short')\n\n@app.job\ndef main() -> list:\n"
+                   "    return [1, 2]\n", encoding="utf-8")
+    assert run.main([str(app), "--runs-dir", str(tmp_path / "runs")]) == 0
+    result = tmp_path / "runs" / "short" / "main" / "0001" / "result.json"
+    assert capsys.readouterr().out.splitlines() == [
+        "returned: [1, 2]", f"result: {result}  (whole: simulo result short/main/0001 --runs-dir {tmp_path / 'runs'})"]
 
 
 def test_result_is_printed_and_saved_with_params(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

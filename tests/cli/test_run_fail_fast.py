@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from simulo.cli import run
 
 FIXTURES = Path(__file__).parents[1] / "platform" / "fixtures" / "platform_features"
 SPLIT = str(Path(__file__).parents[1] / "platform" / "fixtures" / "split_train.py")
+SAMPLE_TRAIN = Path(__file__).parents[2] / "samples" / "cartpole" / "train.py"
 
 
 def simulo_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -33,6 +37,35 @@ def test_a_missing_dependency_fails_before_the_run(capsys: pytest.CaptureFixture
     assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "MissingDependencyError" in err and "'simulo_local_no_such_package'" in err and "pip install" in err
     assert list(tmp_path.iterdir()) == []
+
+
+BLOCK_TRAIN_EXTRA = """\
+import sys
+
+
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("torch", "skrl"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NotInstalled())
+"""
+
+
+def test_a_training_job_without_the_train_extra_is_one_line_and_takes_no_run_folder(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(BLOCK_TRAIN_EXTRA)  # torch and skrl are not installed
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    done = subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", str(SAMPLE_TRAIN), "--runs-dir",
+                           str(tmp_path / "runs")], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "simulo run: error: MissingDependencyError: job 'train' is a training job (type=\"train\"), and "
+        f"simulo.RLTrainer needs torch and skrl, which are not installed in {sys.executable}: "
+        "pip install 'simulo-local[train]'"]
+    assert not (tmp_path / "runs").exists()
 
 
 def test_workers_without_ray_fail_before_the_run(

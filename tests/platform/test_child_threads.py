@@ -13,8 +13,8 @@ APP = str(Path(__file__).parent / "fixtures" / "thread_app.py")
 
 def test_a_thread_the_job_leaves_running_does_not_keep_the_run_from_ending(tmp_path: Path) -> None:
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", APP, "--runs-dir", str(tmp_path / "runs")],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", APP, "--json", "--runs-dir",
+                           str(tmp_path / "runs")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"served": True}
     assert "left 1 non-daemon thread(s) running ('left-behind')" in done.stderr

@@ -55,7 +55,7 @@ def test_the_job_imports_the_package_from_the_cache_and_the_cache_is_reused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, offline_index: Path
 ) -> None:
     assert importlib.util.find_spec("tinypkg") is None
-    code = run.main([PIP_APP, "--runs-dir", str(tmp_path / "runs")])
+    code = run.main([PIP_APP, "--json", "--runs-dir", str(tmp_path / "runs")])
     out, err = capsys.readouterr()
     assert code == 0, err
     result = json.loads(out)
@@ -66,7 +66,7 @@ def test_the_job_imports_the_package_from_the_cache_and_the_cache_is_reused(
     assert "installing tinypkg" in err
     assert importlib.util.find_spec("tinypkg") is None  # never in this environment
 
-    code = run.main([PIP_APP, "--runs-dir", str(tmp_path / "runs")])
+    code = run.main([PIP_APP, "--json", "--runs-dir", str(tmp_path / "runs")])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert json.loads(out)["answer"] == 42 and "installing" not in err  # the cached folder, no pip

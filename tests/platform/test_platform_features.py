@@ -24,7 +24,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def simulo_run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = run.main(list(argv))
+    code = run.main([*argv[:1], "--json", *argv[1:]] if argv else [])  # the whole result on stdout
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -23,8 +23,8 @@ POLICY_LINE = re.compile(r"^Policy:  (policy_\S+)  \((.*)\)$", re.MULTILINE)
 
 
 def simulo_run(root: Path, *argv: str) -> tuple[int, Any, str]:
-    done = subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", APP, "--runs-dir", str(root), *argv],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", APP, "--json", "--runs-dir", str(root),
+                           *argv], capture_output=True, text=True, timeout=300)
     result = json.loads(done.stdout) if done.stdout.strip() else None
     return done.returncode, result, done.stderr
 

@@ -24,15 +24,20 @@ def test_train_then_eval_with_latest_policy(tmp_path: Path) -> None:
     runs = str(tmp_path / "runs")
     train = simulo_run(str(SAMPLE / "train.py"), "--num-envs", "32", "--max-iterations", "3", "--runs-dir", runs)
     assert train.returncode == 0, train.stderr
-    stats = json.loads(train.stdout)
+    run_dir = tmp_path / "runs" / "cartpole" / "train" / "0001"
+    # a short summary whose last line is the policy; the whole result is in result.json
+    policy_id = json.loads((run_dir / "policy.json").read_text(encoding="utf-8"))["policy_id"]
+    lines = train.stdout.splitlines()
+    assert lines[-1] == f"policy: {policy_id}  (simulo policy inspect {policy_id} --runs-dir {runs})"
+    assert len(lines) <= 14 and "iterations: 3" in lines and "reward_history" not in train.stdout
+    stats = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
     assert (stats["num_envs"], stats["iterations"], stats["env_steps"]) == (32, 3, 3 * 32 * 16)  # 16-step rollouts
     assert len(stats["reward_history"]) == 3 and stats["best_reward"] == max(r for r in stats["reward_history"] if r)
-    run_dir = tmp_path / "runs" / "cartpole" / "train" / "0001"
     assert stats["latest_checkpoint"] == str(run_dir / "checkpoints" / "latest.pt")
     assert (run_dir / "checkpoints" / "best.pt").is_file()
 
     evaluate = simulo_run(str(SAMPLE / "eval.py"), "--policy", "latest", "--episodes", "8", "--num-envs", "8",
-                          "--runs-dir", runs)
+                          "--runs-dir", runs, "--json")
     assert evaluate.returncode == 0, evaluate.stderr
     assert f"--policy latest -> {run_dir / 'checkpoints' / 'best.pt'}" in evaluate.stderr
     report = json.loads(evaluate.stdout)

@@ -21,8 +21,8 @@ F1TENTH = Path(__file__).resolve().parents[3] / "shared" / "peer" / "f1tenth.usd
 
 def _simulo_run(engine: str, assets: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "SIMULO_ENGINE": engine, "SIMULO_ASSET_PATH": str(assets)}
-    return subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", *argv], capture_output=True, text=True,
-                          timeout=300, env=environment)
+    return subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", *argv, "--json"], capture_output=True,
+                          text=True, timeout=300, env=environment)
 
 
 @pytest.mark.slow

@@ -21,8 +21,8 @@ APP = str(Path(__file__).with_name("fixtures") / "train_app.py")
 
 def _simulo_run(tmp_path: Path, *flags: str) -> tuple[dict, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIMULO_")}
-    done = subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", APP, "--runs-dir", str(tmp_path), *flags],
-                          capture_output=True, text=True, timeout=240, env=env)
+    done = subprocess.run([sys.executable, "-m", "simulo.cli.main", "run", APP, "--json", "--runs-dir", str(tmp_path),
+                           *flags], capture_output=True, text=True, timeout=240, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout), done.stderr
 

@@ -149,7 +149,7 @@ def test_nothing_imports_ray_without_workers(tmp_path: Path) -> None:
         "assert type(env) is simulo.LearningEnv\n"
         "env.close()\n"
         "from simulo.cli import run\n"
-        f"code = run.main([{str(app)!r}, '--runs-dir', {str(tmp_path / 'runs')!r}])\n"
+        f"code = run.main([{str(app)!r}, '--json', '--runs-dir', {str(tmp_path / 'runs')!r}])\n"
         "print('RESULT', out, current_settings().workers, code, 'ray' in sys.modules)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("SIMULO_")}

@@ -8,7 +8,10 @@ is one line and exit 2), then here; the job then runs in a child process (see
 as a number literal (:mod:`simulo.platform.static_jobs`), it bounds the discovery import too, and an import
 that outlasts it is recorded as the job timing out in phase ``import`` (exit 124). ``--list`` has the discovery
 limit alone. Its discovery and job processes die with it (:mod:`simulo.platform.orphans`). Its output streams
-to stderr and to the run's ``log.txt``; its return value is printed on stdout as JSON and saved as ``result.json``.
+to stderr and to the run's ``log.txt``; its return value is saved as ``result.json``. On stdout a completed run
+prints a short summary (the result's top-level numbers and short strings, and where the whole result is), whose
+last line names a training run's policy (``policy: <id>  (simulo policy inspect <id>)``); with ``--json`` it
+prints the whole result as JSON instead.
 
 It accepts every option of the SDK's ``simulo run``. ``--detach`` runs the job in a background process
 and returns at once (``simulo logs RUN --follow`` reads it); ``--tag NAME`` is kept in the run's
@@ -50,6 +53,7 @@ from simulo.platform.context import RunFlags
 from simulo.platform.isolated_import import ImportTimedOut, check_import
 from simulo.platform.jobs import JobFile, check_runnable, load_app_file
 from simulo.platform.params import Flag, job_flags, jsonable_params, parse_flags
+from simulo.platform.policy_registry import read_record
 from simulo.platform.readiness import check_params, prepare
 from simulo.platform.run_gates import check_run_flags, gated_exit
 from simulo.platform.runner import (
@@ -67,7 +71,7 @@ from simulo.rl.recordings import live_settings, training_3d_settings
 from simulo.scale.settings import ScaleSettings
 
 USAGE = """\
-usage: simulo run FILE [--job NAME] [--list] [--runs-dir DIR] [--workers N] [--address ADDR] [--detach]
+usage: simulo run FILE [--job NAME] [--list] [--json] [--runs-dir DIR] [--workers N] [--address ADDR] [--detach]
                   [--engine NAME] [--tag NAME ...] [--from POLICY:KIND] [--compare POLICY:KIND] [--repeatable]
                   [--require-success RATE] [--fail-if-worse] [--frozen] [--strict-assets]
                   [--viewstream [--viewstream-port PORT] [--viewstream-host HOST]] [--PARAM VALUE ...]
@@ -77,6 +81,8 @@ Run a job of an app file on this computer.
   FILE            a Python file declaring jobs with @app.job
   --job NAME      the job to run (needed when FILE declares several)
   --list          list the jobs and their flags, without loading torch or the engine
+  --json          print the job's whole result as JSON on stdout (default: a short summary; the whole
+                  result is saved in the run's result.json either way)
   --runs-dir DIR  where runs are saved (default: $SIMULO_RUNS_DIR, else ./runs)
   --workers N     shard the job's simulo.LearningEnv over N Ray workers (default 1: one process,
                   no Ray); needs the ray extra (see docs/scale-out.md)
@@ -111,7 +117,7 @@ file that crashes, exits or hangs when imported), 124 timed out (its import incl
 
 _VALUED = ("--job", "--runs-dir", "--workers", "--address", "--from", "--compare", "--require-success", "--tag",
            "--record-3d", "--engine", "--viewstream-port", "--viewstream-host")
-_SWITCHES = ("--list", "--detach", "--frozen", "--strict-assets", "--repeatable", "--fail-if-worse",
+_SWITCHES = ("--list", "--json", "--detach", "--frozen", "--strict-assets", "--repeatable", "--fail-if-worse",
              "--skip-preflight", "--viewstream", "--no-viewstream", "-h", "--help")
 _OWN = (*_VALUED, *_SWITCHES)
 _TAG = re.compile(r"^[a-z0-9._-]{1,64}$")
@@ -124,6 +130,7 @@ class _Options:
     list_jobs: bool
     runs_dir: str | None
     help: bool
+    json: bool = False
     workers: int = 1
     address: str | None = None
     detach: bool = False
@@ -224,6 +231,7 @@ def _split(argv: Sequence[str]) -> tuple[_Options, list[str]]:
         list_jobs="--list" in switches,
         runs_dir=values.get("--runs-dir", [None])[-1],
         help=bool(switches & {"-h", "--help"}),
+        json="--json" in switches,
         workers=scale.workers,
         address=scale.address,
         detach="--detach" in switches,
@@ -371,8 +379,11 @@ def main(argv: list[str]) -> int:
     except JobError as exc:
         return _error(str(exc))
     if outcome.status == "completed":
-        print(json.dumps(outcome.result, indent=2))
-        print(f"simulo run: result saved to {outcome.run_dir / 'result.json'}", file=sys.stderr)
+        if options.json:
+            print(json.dumps(outcome.result, indent=2))
+            print(f"simulo run: result saved to {outcome.run_dir / 'result.json'}", file=sys.stderr)
+        else:
+            print("\n".join(summary(outcome.result, outcome.run_dir, options.runs_dir)))
         failed_preview = _failed_preview_summary(job, outcome.result)
         if failed_preview is not None:
             print(f"simulo run: the preview did not pass: {failed_preview}", file=sys.stderr)
@@ -382,6 +393,53 @@ def main(argv: list[str]) -> int:
         print(f"simulo run: error: {kind}{outcome.error} (log: {outcome.run_dir / 'log.txt'})", file=sys.stderr)
     gate = gated_exit(job, options.flags, outcome.status == "completed", outcome.result)
     return gate if gate is not None and outcome.status != "interrupted" else outcome.exit_code
+
+
+SUMMARY_FIELDS = 12
+"""The most top-level fields of a result that the summary of a completed run shows."""
+_SHORT = 80
+
+
+def _shown(value: object) -> str | None:
+    """``value`` as the summary shows it, or ``None`` when it is not a number, a boolean or a short string."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if value is None or isinstance(value, (bool, int)):
+        return json.dumps(value)
+    if isinstance(value, str) and len(value) <= _SHORT and value.isprintable():
+        return value
+    return None
+
+
+def summary(result: object, run_dir: Path, runs_dir: str | None) -> list[str]:
+    """The lines ``simulo run`` prints on stdout for a completed run without ``--json``.
+
+    Args:
+        result: The job's result (parsed ``result.json``).
+        run_dir: The run's folder.
+        runs_dir: ``--runs-dir`` as given, repeated in the commands the lines suggest; ``None`` when not given.
+
+    Returns:
+        Up to :data:`SUMMARY_FIELDS` lines ``name: value`` (the result's top-level numbers, booleans and short
+        strings; a result that is not an object, when it is short), a ``result:`` line naming ``result.json``
+        and the command that prints it whole, and for a training run a last line naming its policy:
+        ``policy: <id>  (simulo policy inspect <id>)``.
+    """
+    option = f" --runs-dir {runs_dir}" if runs_dir else ""
+    fields = result if isinstance(result, dict) else {}
+    lines = [f"{name}: {text}" for name, text in ((n, _shown(v)) for n, v in fields.items()) if text is not None]
+    if not isinstance(result, dict):
+        text = json.dumps(result)
+        lines = [f"returned: {text}"] if len(text) <= _SHORT else []
+    hidden = len(fields) - min(len(lines), SUMMARY_FIELDS) if fields else 0
+    more = f"{hidden} more field(s); " if hidden else ""
+    lines = [*lines[:SUMMARY_FIELDS],
+             f"result: {run_dir / 'result.json'}  ({more}whole: simulo result {run_id(run_dir)}{option})"]
+    record = read_record(run_dir)
+    if record is not None:
+        policy = record["policy_id"]
+        lines.append(f"policy: {policy}  (simulo policy inspect {policy}{option})")
+    return lines
 
 
 def _time_left(declared: DeclaredJob | None, launched: float) -> float | None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from simulo._files import write_atomically
 from simulo.errors import JobError, NonFiniteError, SimuloError, SimuloValueError, WorkerError
 from simulo.platform.context import RunContext, RunFlags, running
 from simulo.platform.job_hooks import JobHooks
@@ -187,7 +188,7 @@ def _report_failure(exc: Exception, run: RunContext) -> None:
         sys.stderr.write(f"{type(exc).__name__}: {exc}{f' (at {where})' if where else ''}\n")
     sys.stderr.flush()
     record = {"type": type(exc).__name__, "message": str(exc), "traceback": text, "retryable": again}
-    (run.run_dir / f"attempt-{run.attempt}.error.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    write_atomically(run.run_dir / f"attempt-{run.attempt}.error.json", json.dumps(record, indent=2), "error record")
 
 
 def main(spec_text: str) -> int:
@@ -214,15 +215,13 @@ def main(spec_text: str) -> int:
             result = call_job(job.spec.fn, kwargs, run)
             text = result_json(result)
             outputs.publish()
+        write_atomically(run.run_dir / "result.json", text + "\n", "result")
     except Exception as exc:  # noqa: BLE001 - every failure of the job is reported, then retried or not
         _report_failure(exc, run)
         if isinstance(exc, NonFiniteError):
             hooks.anomaly(str(exc))
         hooks.end("failed")
         return 1
-    tmp = run.run_dir / "result.json.tmp"
-    tmp.write_text(text + "\n", encoding="utf-8")
-    tmp.replace(run.run_dir / "result.json")
     hooks.end("completed")
     return 0
 

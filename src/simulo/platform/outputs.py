@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from simulo._files import copy_atomically, write_atomically
 from simulo.errors import NotInJobError, SimuloValueError
 
 if TYPE_CHECKING:
@@ -47,7 +47,11 @@ class OutputRegistry:
     def publish(self) -> list[dict[str, Any]]:
         """Copy the registered files into ``outputs/`` and write ``outputs.json``; returns its entries.
 
-        A registered file that no longer exists is listed with ``"missing": true`` and reported on stderr.
+        A registered file that no longer exists is listed with ``"missing": true`` and reported on stderr. Each
+        copy and ``outputs.json`` are written to a temporary file and renamed.
+
+        Raises:
+            RecordWriteError: A copy or ``outputs.json`` cannot be written (a full disk).
         """
         if not self.entries:
             return []
@@ -65,9 +69,9 @@ class OutputRegistry:
             while target.exists():
                 number += 1
                 target = folder / f"{Path(entry['name']).stem}-{number}{Path(entry['name']).suffix}"
-            shutil.copy2(source, target)
+            copy_atomically(source, target, "output")
             published.append({**entry, "file": str(target.relative_to(self._run_dir)), "bytes": target.stat().st_size})
-        (self._run_dir / OUTPUTS_FILE).write_text(json.dumps(published, indent=2) + "\n", encoding="utf-8")
+        write_atomically(self._run_dir / OUTPUTS_FILE, json.dumps(published, indent=2) + "\n", "outputs record")
         return published
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from simulo._files import write_atomically
 from simulo.errors import SimuloValueError
 
 POLICY_FILE = "policy.json"
@@ -147,11 +147,12 @@ def read_record(run_dir: Path) -> dict[str, Any] | None:
 
 
 def write_record(run_dir: Path, record: Mapping[str, Any]) -> None:
-    """Write ``policy.json`` of ``run_dir`` atomically."""
-    path = Path(run_dir) / POLICY_FILE
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(dict(record), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """Write ``policy.json`` of ``run_dir`` atomically.
+
+    Raises:
+        RecordWriteError: The file cannot be written (a full disk); it keeps its previous content.
+    """
+    write_atomically(Path(run_dir) / POLICY_FILE, json.dumps(dict(record), indent=2) + "\n", "policy record")
 
 
 def all_policies(root: Path) -> list[PolicyEntry]:

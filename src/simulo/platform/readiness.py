@@ -4,8 +4,10 @@ A failure found here costs no run folder and no retry; it is one line from ``sim
 
 * usage (:class:`~simulo.errors.JobError`, exit 2): a ``num_envs`` parameter below 1;
 * the environment (exit 1): ``--workers``/``--address`` without Ray, an ``--address`` where nothing
-  answers (:func:`simulo.scale.settings.probe_address`, seconds), a package the app imports inside
-  ``app.runtime.imports()`` that is not installed (:class:`~simulo.errors.MissingDependencyError`),
+  answers (:func:`simulo.scale.settings.probe_address`, seconds), a training job
+  (``@app.job(type="train")``) without the ``train`` extra (torch and skrl, which ``simulo.RLTrainer`` needs),
+  a package the app imports inside ``app.runtime.imports()`` that is not installed
+  (:class:`~simulo.errors.MissingDependencyError`),
   ``Runtime.pip_install`` packages pip cannot install, a mounted volume that does not exist (the SDK's
   ``ResourceNotFoundError``), and under ``--strict-assets`` a registry asset that is not found or whose
   URDF has problems.
@@ -27,6 +29,7 @@ from simulo.errors import JobError, MissingDependencyError
 from simulo.platform.app import JobFunction
 from simulo.platform.jobs import JobFile
 from simulo.platform.pip_cache import ensure_installed
+from simulo.platform.systems import JobType
 from simulo.scale.settings import ScaleSettings, probe_address
 
 
@@ -78,6 +81,22 @@ def _installed(module: str, extra_path: tuple[str, ...]) -> bool:
             sys.path.remove(path)
 
 
+TRAIN_EXTRA = ("torch", "skrl")
+"""The modules of the ``train`` extra, which a training job's ``simulo.RLTrainer`` needs."""
+
+
+def _check_train_extra(job: JobFunction, extra_path: tuple[str, ...]) -> None:
+    if job.spec.job_type is not JobType.TRAIN:
+        return
+    missing = [name for name in TRAIN_EXTRA if not _installed(name, extra_path)]
+    if missing:
+        raise MissingDependencyError(
+            f"job {job.spec.name!r} is a training job (type=\"train\"), and simulo.RLTrainer needs "
+            f"{' and '.join(missing)}, {'which is' if len(missing) == 1 else 'which are'} not installed in "
+            f"{sys.executable}: pip install 'simulo-local[train]'"
+        )
+
+
 def _check_imports(job: JobFunction, extra_path: tuple[str, ...]) -> None:
     missing = sorted({name.partition(".")[0] for name in job.app.runtime.deferred_imports
                       if not _installed(name, extra_path)})
@@ -124,7 +143,8 @@ def prepare(job: JobFunction, job_file: JobFile, scale: ScaleSettings, *, strict
 
     Raises:
         JobError: A ``pip_install`` package is one the runtime provides.
-        MissingDependencyError: Ray, an imported package or a ``pip_install`` package is missing.
+        MissingDependencyError: Ray, the ``train`` extra of a training job, an imported package or a
+            ``pip_install`` package is missing.
         WorkerError: Nothing answers at ``--address``.
         ResourceNotFoundError: A mounted volume does not exist.
         AssetError: Under ``strict_assets``, an asset is not found; UrdfError: its URDF has problems.
@@ -136,6 +156,7 @@ def prepare(job: JobFunction, job_file: JobFile, scale: ScaleSettings, *, strict
         _check_pinned(job)
     folder = ensure_installed(layers)
     python_path = () if folder is None else (str(folder),)
+    _check_train_extra(job, python_path)
     _check_imports(job, python_path)
     env = _volumes(job)
     if strict_assets:

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from simulo._files import write_atomically
 from simulo.errors import JobError
 from simulo.platform.context import RunContext, RunFlags
 from simulo.platform.orphans import child_environ
@@ -172,10 +173,12 @@ def new_run_dir(root: Path, app: str, job: str) -> Path:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (a temporary file, then a rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """Write ``data`` as JSON to ``path`` atomically (a temporary file, then a rename).
+
+    Raises:
+        RecordWriteError: The file cannot be written (a full disk); it keeps its previous content.
+    """
+    write_atomically(path, json.dumps(data, indent=2, default=str) + "\n", "run record")
 
 
 class _Tee(threading.Thread):
@@ -206,9 +209,7 @@ def phase_file(run_dir: Path, attempt: int) -> Path:
 
 def mark_phase(path: Path, phase: str) -> None:
     """Record that the attempt has reached ``phase`` (one of :data:`PHASES`), atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(phase, encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, phase, "phase record")
 
 
 def _reached_phase(path: Path) -> str:

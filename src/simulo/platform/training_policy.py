@@ -18,13 +18,13 @@ The job process (:mod:`simulo.platform._child`) wraps a ``@app.job(type="train")
 from __future__ import annotations
 
 import hashlib
-import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from simulo._files import copy_atomically
 from simulo.errors import SimuloValueError
 from simulo.platform import policy_registry
 from simulo.platform.context import RunContext
@@ -36,14 +36,18 @@ if TYPE_CHECKING:
 
 
 def _seed_from(run: RunContext, checkpoint: PolicyCheckpoint) -> None:
-    """Copy the ``--from`` checkpoint (and its run's ``best.pt``) into a first attempt's checkpoint folder."""
+    """Copy the ``--from`` checkpoint (and its run's ``best.pt``) into a first attempt's checkpoint folder.
+
+    Each copy is made whole before it takes its name, so an attempt killed during the copy leaves no torn
+    ``latest.pt`` for its retry to resume from.
+    """
     if run.is_retry or (run.checkpoint_dir / "latest.pt").exists():
         return
     file = Path(checkpoint.path)
-    shutil.copyfile(file, run.checkpoint_dir / "latest.pt")
+    copy_atomically(file, run.checkpoint_dir / "latest.pt", "checkpoint")
     best = file.with_name("best.pt")
     if best.is_file():
-        shutil.copyfile(best, run.checkpoint_dir / "best.pt")
+        copy_atomically(best, run.checkpoint_dir / "best.pt", "checkpoint")
 
 
 def _sha256(path: Path) -> str:

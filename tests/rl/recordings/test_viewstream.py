@@ -61,8 +61,8 @@ def _advertised(ws: object, topics: set[str], within_s: float = 60.0) -> dict[st
 def test_a_job_with_viewstream_serves_the_vizstream_channels_live(tmp_path: Path) -> None:
     port, stop = _free_port(), tmp_path / "stop"
     job = subprocess.Popen(
-        [sys.executable, "-m", "simulo.cli.main", "run", str(APP), "--viewstream", "--viewstream-port", str(port),
-         "--runs-dir", str(tmp_path / "runs"), "--stop-file", str(stop), "--seconds", "600"],
+        [sys.executable, "-m", "simulo.cli.main", "run", str(APP), "--json", "--viewstream", "--viewstream-port",
+         str(port), "--runs-dir", str(tmp_path / "runs"), "--stop-file", str(stop), "--seconds", "600"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         _wait_listening(port, job)

@@ -8,6 +8,7 @@ Foxglove's JSON schema), which Foxglove's Image panel shows.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._files import partial_path, publish, write_error
 from simulo._optional import require
 from simulo.rl.recordings import schemas
 
@@ -51,6 +53,9 @@ def image_payload(camera: str, rgb: np.ndarray, time_ns: int) -> bytes:
 class McapFile:
     """An open MCAP file.
 
+    The messages go to a hidden temporary file beside ``path`` (:func:`simulo._files.partial_path`), which
+    :meth:`close` renames to ``path``: a recording killed half-way leaves no torn ``.mcap``.
+
     Args:
         path: The file (its folder is created).
         compression: ``"zstd"``, ``"lz4"`` or ``"none"``.
@@ -65,7 +70,8 @@ class McapFile:
         schemas.message_class(schemas.SCENE)  # protobuf present, schemas loadable, before a file is made
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._stream = open(path, "wb")  # closed by close()
+        self._partial = partial_path(path)
+        self._stream = open(self._partial, "wb")  # closed by close()
         kinds = {"zstd": writer_module.CompressionType.ZSTD, "lz4": writer_module.CompressionType.LZ4,
                  "none": writer_module.CompressionType.NONE}
         self._writer = writer_module.Writer(self._stream, compression=kinds[compression])
@@ -117,8 +123,19 @@ class McapFile:
         self._add(self._channel(topic, name, encoding, schema_data, message_encoding), time_ns, data)
 
     def close(self) -> Path:
-        """Write the summary and close the file; returns its path. Idempotent."""
+        """Write the summary, close the file and give it its name; returns its path. Idempotent.
+
+        Raises:
+            RecordWriteError: The file cannot be finished (a full disk); no partial file is left.
+        """
         if not self._stream.closed:
-            self._writer.finish()
-            self._stream.close()
+            try:
+                self._writer.finish()
+                self._stream.close()
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    self._stream.close()
+                self._partial.unlink(missing_ok=True)
+                raise write_error(self.path, "recording", exc) from exc
+            publish(self._partial, self.path, "recording")
         return self.path

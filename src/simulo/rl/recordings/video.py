@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from simulo._files import partial_path, publish
 from simulo._optional import require
 from simulo.checks import check_real
 from simulo.errors import ShapeError, SimuloValueError
@@ -36,6 +37,9 @@ def check_video_path(path: str | os.PathLike[str]) -> Path:
 
 class FrameStream:
     """An open video file: :meth:`send` RGB frames of one size, then :meth:`close`.
+
+    ffmpeg writes to a hidden temporary file beside ``path`` (:func:`simulo._files.partial_path`), which
+    :meth:`close` renames to ``path``: a recording killed half-way leaves no torn video.
 
     Args:
         path: ``.mp4`` (H.264, yuv420p) or ``.gif``.
@@ -76,11 +80,14 @@ class FrameStream:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         gif = self.path.suffix.lower() == ".gif"
         even = width % 2 == 0 and height % 2 == 0
+        # the temporary file's name does not say the container, so ffmpeg is told (-f)
         options: dict[str, Any] = (
-            {"codec": "gif", "pix_fmt_out": "pal8", "output_params": _GIF_PALETTE} if gif else
-            {"codec": "libx264", "pix_fmt_out": "yuv420p" if even else "yuv444p", "quality": 7})
-        self._writer = self._ffmpeg.write_frames(str(self.path), (width, height), fps=self.fps, macro_block_size=1,
-                                                 pix_fmt_in="rgb24", ffmpeg_log_level="error", **options)
+            {"codec": "gif", "pix_fmt_out": "pal8", "output_params": [*_GIF_PALETTE, "-f", "gif"]} if gif else
+            {"codec": "libx264", "pix_fmt_out": "yuv420p" if even else "yuv444p", "quality": 7,
+             "output_params": ["-f", "mp4"]})
+        self._writer = self._ffmpeg.write_frames(str(partial_path(self.path)), (width, height), fps=self.fps,
+                                                 macro_block_size=1, pix_fmt_in="rgb24", ffmpeg_log_level="error",
+                                                 **options)
         self._writer.send(None)  # start ffmpeg
         self._size = (width, height)
 
@@ -89,8 +96,9 @@ class FrameStream:
 
         Raises:
             SimuloValueError: No frame was sent.
+            RecordWriteError: The finished file cannot be given its name.
         """
         if self._writer is None:
             raise SimuloValueError(f"no frames were recorded for {self.path}")
         self._writer.close()
-        return self.path
+        return publish(partial_path(self.path), self.path, "video")

@@ -25,6 +25,7 @@ through :class:`simulo.PolicyCheckpoint`).
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from simulo._files import write_atomically
 from simulo.checks import is_real
 from simulo.errors import SimuloValueError
 from simulo.rl.training.deps import require_torch
@@ -126,20 +128,25 @@ def control_period(env: Any) -> dict[str, float]:
 def write_checkpoint(path: str | os.PathLike[str], payload: dict[str, Any]) -> Path:
     """Write ``payload`` (tagged with the format and version) atomically to ``path``.
 
+    The checkpoint is serialised in memory, then written to a temporary file and renamed
+    (:func:`simulo._files.write_atomically`): a kill or a full disk leaves the previous checkpoint whole.
+
     Args:
         path: Target file; its parent directories are created.
         payload: Checkpoint content (plain containers, numbers, strings, tensors).
 
     Returns:
         The path written.
+
+    Raises:
+        RecordWriteError: The file cannot be written (``no space left on device``); the previous one is kept.
     """
     torch = require_torch()
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    torch.save({"format": FORMAT, "version": VERSION, **payload}, tmp)
-    os.replace(tmp, target)
-    return target
+    buffer = io.BytesIO()
+    torch.save({"format": FORMAT, "version": VERSION, **payload}, buffer)
+    return write_atomically(target, buffer.getvalue(), "checkpoint")
 
 
 def read_checkpoint(path: str | os.PathLike[str], map_location: Any = "cpu") -> dict[str, Any]:
