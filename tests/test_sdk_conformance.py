@@ -306,16 +306,7 @@ SDK_WHEELS = Path(os.environ.get("SIMULO_SDK_WHEELS", "/tmp/sdk/x"))
 SIGNATURE_EXCLUSIONS: dict[str, str] = {}
 
 #: Public name -> (how its signature still differs from the SDK's, the issue that will make it match).
-SIGNATURE_PENDING: dict[str, tuple[str, int]] = {
-    "Asset": ("simulo.Asset is the robot model, Asset(ref=None) built by its from_urdf_*/from_usd_file/"
-              "from_registry; the SDK's is the registry handle Asset(uri, *, read_only=True) (its from_registry, "
-              "usd and urdf build the rest)", 27),
-    "LearningEnv": ("lacks the SDK's render_mode, scene_usd, viewstream (before enable_cameras) and "
-                    "time_limit_backstop, whose meanings the SDK does not publish; takes tensor_library, "
-                    "envs_per_world, shard and engine positionally; device='cpu' (its tensors are the engine's CPU "
-                    "buffers) and env_spacing=None (the task's, 4.0 by default) where the SDK's are 'cuda' and 4.0",
-                    27),
-}
+SIGNATURE_PENDING: dict[str, tuple[str, int]] = {}
 
 #: ``(name, kind, repr(default) or None)`` of each parameter.
 Shape = list[tuple[str, str, str | None]]

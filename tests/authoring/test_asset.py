@@ -292,3 +292,34 @@ def test_a_catalog_file_is_an_absolute_path_and_a_path() -> None:
     assert entry.file == Path(entry.file_path)
     asset = Asset.from_registry("simulo/robot/pick_arm:v1")
     assert asset.urdf_file() == entry.file_path and asset.source_path == entry.file
+
+
+def test_the_sdks_constructor_is_the_registry_handle() -> None:
+    asset = Asset("simulo/robot/cartpole:v1")
+    assert asset == Asset.from_registry("simulo/robot/cartpole:v1") and "_loaded" not in vars(asset)
+    assert asset.is_read_only and asset.read_only() is asset
+    assert asset.name == "cartpole"
+
+
+def test_read_only_is_recorded_and_read_only_gives_a_read_only_view() -> None:
+    writable = Asset("simulo/robot/cartpole:v1", read_only=False)
+    assert not writable.is_read_only
+    assert repr(writable) == "Asset.from_registry('simulo/robot/cartpole:v1', read_only=False)"
+    assert writable != Asset("simulo/robot/cartpole:v1")
+    view = writable.read_only()
+    assert view.is_read_only and view == Asset("simulo/robot/cartpole:v1") and view.name == "cartpole"
+    assert not Asset.from_registry("simulo/robot/cartpole:v1", read_only=False).is_read_only
+    assert Asset.from_urdf_string(URDF).is_read_only
+
+
+@pytest.mark.parametrize(("args", "kwargs", "error", "fragment"), [
+    (("simulo/robot/no-such:v1",), {}, AssetError, "no-such"),
+    (("not a ref",), {}, AssetError, "bad registry reference"),
+    (("simulo/robot/cartpole:v1",), {"read_only": "yes"}, AssetError, "read_only must be True or False"),
+    (("simulo/robot/cartpole:v1", False), {}, TypeError, "positional"),
+    ((), {}, TypeError, "uri"),
+])
+def test_the_sdks_constructor_refuses(args: tuple[object, ...], kwargs: dict[str, object], error: type[Exception],
+                                      fragment: str) -> None:
+    with pytest.raises(error, match=fragment):
+        Asset(*args, **kwargs)  # type: ignore[arg-type]

@@ -203,3 +203,13 @@ def test_registry_reference_does_not_read_files_until_used() -> None:
     asset = simulo.Asset.from_registry("simulo/robot/humanoid:v1")
     assert "_loaded" not in vars(asset)  # nothing read yet
     assert asset.name == "humanoid" and "_loaded" in vars(asset)
+
+
+def test_the_sdks_constructor_resolves_from_the_calling_files_folder(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    task = samples_repo(tmp_path)
+    task.write_text('import simulo\nbyo_arm = simulo.Asset("robot/byo-urdf-arm:v1", read_only=False)\n')
+    monkeypatch.chdir("/")  # as from_registry: the calling file's folder, not the working folder
+    asset = import_file(task).byo_arm  # type: ignore[attr-defined]
+    assert asset.ref == "robot/byo-urdf-arm:v1" and not asset.is_read_only
+    assert asset.name == "byo_urdf_arm"

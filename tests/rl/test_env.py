@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -128,14 +130,16 @@ def test_time_limit_truncates_at_max_episode_length():
             zeros = torch.zeros(self.num_envs, dtype=torch.bool)
             return zeros, zeros
 
-    env = simulo.LearningEnv(Short(), num_envs=2, seed=0)
-    env.reset()
-    truncs = []
-    for _ in range(6):
-        _, _, term, trunc, info = env.step(torch.zeros(2, 1))
-        truncs.append(bool(trunc[0]))
-    assert truncs == [False] * 5 + [True]
-    assert info["episode"]["length"].tolist() == [6, 6]
+    for backstop in (False, True):  # the SDK's time_limit_backstop: the time limit truncates here either way
+        env = simulo.LearningEnv(Short(), num_envs=2, seed=0, time_limit_backstop=backstop)
+        env.reset()
+        truncs = []
+        for _ in range(6):
+            _, _, term, trunc, info = env.step(torch.zeros(2, 1))
+            truncs.append(bool(trunc[0]))
+        assert truncs == [False] * 5 + [True]
+        assert info["episode"]["length"].tolist() == [6, 6]
+        env.close()
 
 
 @pytest.mark.parametrize("actions, error", [
@@ -396,3 +400,52 @@ def test_scene_is_the_scene_the_task_built() -> None:
         assert np.isclose(gaps[gaps > 0].min(), 5.0)
     finally:
         env.close()
+
+
+class Spaced(CartpoleTask):
+    env_spacing = 7.0
+
+
+@pytest.mark.parametrize(("task", "kwargs", "spacing"), [
+    (CartpoleTask, {}, 4.0),  # the task's own default, the SDK's 4.0
+    (Spaced, {}, 7.0),  # a task's own spacing, when the caller passes none
+    (Spaced, {"env_spacing": 4.0}, 4.0),  # a value passed, the SDK's default included, wins
+    (Spaced, {"env_spacing": 2.5}, 2.5),
+])
+def test_env_spacing_is_the_tasks_unless_passed(task, kwargs, spacing):
+    env = simulo.LearningEnv(task(), num_envs=2, seed=0, **kwargs)
+    assert env.scene.env_spacing == spacing
+    env.close()
+
+
+def test_the_default_device_is_the_sdks_cuda_and_runs_on_the_cpu_without_a_warning(monkeypatch):
+    import simulo.rl.devices as env_module
+
+    monkeypatch.setattr(env_module, "_CUDA_WARNED", False)
+    assert inspect.signature(simulo.LearningEnv).parameters["device"].default == "cuda"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = simulo.LearningEnv(CartpoleTask(), num_envs=1)
+    assert env.device == "cpu"
+    env.close()
+
+
+@pytest.mark.parametrize(("kwargs", "fragment"), [
+    ({"render_mode": "rgb_array"}, "render_mode='rgb_array'"),
+    ({"scene_usd": "stage.usd"}, "scene_usd='stage.usd'"),
+    ({"viewstream": True}, "viewstream=True"),
+    ({"viewstream": False}, "simulo run --viewstream"),
+    ({"time_limit_backstop": "yes"}, "time_limit_backstop"),
+])
+def test_the_sdks_parameters_without_a_local_meaning_are_refused(kwargs, fragment):
+    with pytest.raises(SimuloValueError, match=re.escape(fragment)):
+        simulo.LearningEnv(CartpoleTask(), num_envs=1, **kwargs)
+
+
+def test_simulo_locals_own_parameters_are_keyword_only():
+    with pytest.raises(TypeError):
+        simulo.LearningEnv(CartpoleTask(), 1, "cpu", None, None, None, True, 0, None, None, None, False, False, "torch")
+    env = simulo.LearningEnv(CartpoleTask(), 1, "cpu", None, None, 3.0, True, 0, None, None, None, False, False,
+                             tensor_library="torch")
+    assert env.scene.env_spacing == 3.0 and isinstance(env.reset()[0], torch.Tensor)
+    env.close()

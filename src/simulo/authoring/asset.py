@@ -141,12 +141,35 @@ def _caller_folder(depth: int) -> str:
     return os.path.dirname(os.path.realpath(name)) if os.path.isfile(name) else os.getcwd()
 
 
+def _registry_resolver(uri: str, caller_folder: str) -> tuple[str, Callable[[], _Model]]:
+    """The reference as written and what reads its model on first use; a catalog reference is looked up now.
+
+    Raises:
+        AssetError: ``uri`` is malformed, or names a catalog model or version that does not exist.
+    """
+    parsed = parse_ref(uri)
+    if parsed.publisher is None:
+        return parsed.text, partial(_resolve_organisation, parsed.text, caller_folder)
+    lookup(parsed)
+    return parsed.text, partial(_resolve_catalog, parsed.text)
+
+
 @frozen_dataclass
 class Asset:
     """A robot model the engine can load: a checked URDF document and its spawn defaults.
 
-    Build one with :meth:`from_urdf_string`, :meth:`from_urdf_file`, :meth:`from_usd_file` or :meth:`from_registry`.
-    A registry asset reads and checks its file the first time one of the model's members is read.
+    ``Asset(uri)`` is the SDK's registry handle, the same as :meth:`from_registry`: a reference checked for its
+    form at once and resolved on first use. :meth:`from_urdf_string`, :meth:`from_urdf_file` and
+    :meth:`from_usd_file` build one from a model. A registry asset reads and checks its file the first time one of
+    the model's members is read.
+
+    Args:
+        uri: A registry reference (see :meth:`from_registry`).
+        read_only: The SDK's read-only flag of a registry mount, recorded (:attr:`is_read_only`). Assets are never
+            written here, so it changes nothing else.
+
+    Raises:
+        AssetError: ``uri`` is malformed, or names a catalog model or version that does not exist.
 
     Attributes:
         ref: The registry reference it was made from, or None.
@@ -163,15 +186,39 @@ class Asset:
     ref: str | None = None
     _model: _Model | None = field(default=None, repr=False)
     _resolve: Callable[[], _Model] | None = field(default=None, repr=False, compare=False)
+    _read_only: bool = True
+
+    def __init__(self, uri: str, *, read_only: bool = True) -> None:
+        ref, resolve = _registry_resolver(uri, _caller_folder(1))
+        self._fill(ref, None, resolve, read_only)
+
+    def _fill(self, ref: str | None, model: _Model | None, resolve: Callable[[], _Model] | None,
+              read_only: bool) -> None:
+        """Set the fields (the class is frozen): ``model`` for a model asset, ``resolve`` for a registry one."""
+        if not isinstance(read_only, bool):
+            raise AssetError(f"read_only must be True or False, got {read_only!r}")
+        for name, value in (("ref", ref), ("_model", model), ("_resolve", resolve), ("_read_only", read_only)):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def _made(cls, ref: str | None, model: _Model | None, resolve: Callable[[], _Model] | None = None,
+              read_only: bool = True) -> Asset:
+        """An asset with these fields: the constructors' path past ``__init__``, which takes only a reference."""
+        asset = cls.__new__(cls)
+        asset._fill(ref, model, resolve, read_only)
+        return asset
 
     @cached_property
     def _loaded(self) -> _Model:
         if self._model is not None:
             return self._model
-        if self._resolve is None:
-            raise AssetError("an Asset needs a model or a registry reference; build one with Asset.from_urdf_file, "
-                             "Asset.from_urdf_string or Asset.from_registry")
+        assert self._resolve is not None  # _fill sets one of the two
         return self._resolve()
+
+    @property
+    def is_read_only(self) -> bool:
+        """Whether this handle is read-only (the SDK's flag; ``Asset(uri, read_only=...)``, True by default)."""
+        return self._read_only
 
     @property
     def name(self) -> str:
@@ -231,7 +278,8 @@ class Asset:
 
     def __repr__(self) -> str:
         if self.ref is not None:
-            return f"Asset.from_registry({self.ref!r})"
+            flag = "" if self._read_only else ", read_only=False"
+            return f"Asset.from_registry({self.ref!r}{flag})"
         model = self.model
         source = self._loaded.source_path
         where = f"source_path={source!r}" if source is not None else "from a string"
@@ -263,7 +311,7 @@ class Asset:
 
         folder = _folder(base_dir)
         model = check_urdf(text, source=name or "<URDF string>", base_dir=folder)
-        return cls(_model=_Model(name or model.name, text, folder, _fixed(fixed_base), None, model, None))
+        return cls._made(None, _Model(name or model.name, text, folder, _fixed(fixed_base), None, model, None))
 
     @classmethod
     def from_urdf_file(cls, path: str | os.PathLike[str], fixed_base: bool | None = None) -> Asset:
@@ -273,7 +321,7 @@ class Asset:
             AssetError: The file does not exist, is not UTF-8 text, or is a USD file.
             UrdfError: The document has problems (all listed).
         """
-        return cls(_model=_read_urdf(path, _fixed(fixed_base)))
+        return cls._made(None, _read_urdf(path, _fixed(fixed_base)))
 
     @classmethod
     def urdf(cls, path: str | os.PathLike[str]) -> Asset:
@@ -281,8 +329,8 @@ class Asset:
         return cls.from_urdf_file(path)
 
     @classmethod
-    def from_registry(cls, ref: str) -> Asset:
-        """A model named by a registry reference, read on first use.
+    def from_registry(cls, uri: str, read_only: bool = True) -> Asset:
+        """A model named by a registry reference, read on first use (the same as ``Asset(uri, read_only=...)``).
 
         * ``simulo/robot/<name>:v<N>``: the local catalog (``simulo asset list`` shows it).
         * ``robot/<name>:v<N>``: your organisation's asset, a folder ``assets/robot/<name>/`` found from
@@ -295,11 +343,8 @@ class Asset:
                 is not found (the message lists where it looked) or its files cannot be read.
             UrdfError: On first use: the model's URDF has problems.
         """
-        parsed = parse_ref(ref)
-        if parsed.publisher is None:
-            return cls(parsed.text, _resolve=partial(_resolve_organisation, parsed.text, _caller_folder(1)))
-        lookup(parsed)
-        return cls(parsed.text, _resolve=partial(_resolve_catalog, parsed.text))
+        ref, resolve = _registry_resolver(uri, _caller_folder(1))
+        return cls._made(ref, None, resolve, read_only)
 
     @classmethod
     def usd(cls, path: str | os.PathLike[str]) -> Asset:
@@ -330,11 +375,13 @@ class Asset:
                 refuses (the message names the prim and what is expected).
             UrdfError: The converted URDF breaks a URDF rule.
         """
-        return cls(_model=_read_usd(path, _fixed(fixed_base)))
+        return cls._made(None, _read_usd(path, _fixed(fixed_base)))
 
     def read_only(self) -> Asset:
-        """This asset (assets are immutable values, so always read-only)."""
-        return self
+        """A read-only view of this asset (the SDK's builder marker): this asset when it is read-only already."""
+        if self._read_only:
+            return self
+        return self._made(self.ref, self._model, self._resolve)
 
     def resolve(self) -> Asset:
         """This asset, with its model read and checked now rather than on first use.
@@ -359,7 +406,7 @@ class Asset:
             base = os.path.dirname(source)
         drawn = replace(self._loaded, urdf_text=with_collision_visuals(self.urdf_text), base_dir=base,
                         source_path=None)
-        return Asset(self.ref, _model=drawn)
+        return Asset._made(self.ref, drawn, read_only=self._read_only)
 
     def urdf_path(self) -> Path:
         """The URDF file the engine should load (:meth:`urdf_file` as a :class:`pathlib.Path`).
