@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
+import time
 from types import ModuleType
 from typing import Any
 
@@ -15,6 +17,7 @@ from simulo.errors import SimuloValueError, TaskError, WorkerError
 from simulo.rl.env import env_backend
 from simulo.rl.local_env import LocalEnv
 from simulo.rl.training import RLTrainer
+from simulo.rl.training.sharded_update import ENV_SHARDED_UPDATE
 from simulo.scale.ray_env import RayLearningEnv, backend_factory
 
 torch = pytest.importorskip("torch")
@@ -162,13 +165,85 @@ def test_bad_arguments_and_task_errors(ray_cluster: Any, cartpole_task: ModuleTy
         env.close()
 
 
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _assert_all_stopped(pids: list[int], within: float = 15.0) -> None:
+    """Every process of ``pids`` is gone within ``within`` seconds (Ray kills actors asynchronously)."""
+    deadline = time.monotonic() + within
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _alive(pid)], f"actor processes left of {pids}"
+
+
+LOST = (r"Ray worker 1 \(pid {pid}\) of this RayLearningEnv died during {what} \(\w+\): "
+        r"its shard 1 \(4 envs: 4..7 of 8\)")
+RESUME = r"the other 1 worker was stopped\. To continue, resume from the last checkpoint: .*--from latest:latest"
+
+
 def test_dead_worker_raises_worker_error(ray_cluster: Any, cartpole_task: ModuleType) -> None:
     env = RayLearningEnv(cartpole_task.CartpoleTask(), 8, seed=0, envs_per_world=4, workers=2)
+    pids = env.worker_pids()
     try:
         env.reset()
-        os.kill(env.worker_pids()[1], signal.SIGKILL)
-        with pytest.raises(WorkerError, match=r"environments 0..3, 4..7\) died during step\(\)"):
-            for _ in range(50):  # the kill lands within a step or two
-                env.step(torch.zeros(8, 1))
+        env.step(torch.zeros(8, 1))
+        os.kill(pids[1], signal.SIGKILL)
+        started = time.monotonic()
+        with pytest.raises(WorkerError, match=LOST.format(pid=pids[1], what=r"step\(\) at env step 1")) as lost:
+            env.step(torch.zeros(8, 1))
+        assert time.monotonic() - started < 30
+        assert re.search(RESUME, str(lost.value))
+        _assert_all_stopped(pids)
+        with pytest.raises(WorkerError, match="Ray worker 1 .* died"):  # later calls repeat why, never hang
+            env.step(torch.zeros(8, 1))
+    finally:
+        env.close()
+
+
+@pytest.mark.slow  # about 10 s each: a trainer on two actors
+@pytest.mark.parametrize(("phase", "what"), [
+    pytest.param("rollout", "the rollout of iteration 2", id="rollout"),  # the actors' Ray calls
+    pytest.param("update", r"(handing out the update's targets|the gradients of memory rows \d+\.\.\d+)",
+                 id="update"),  # their direct channels
+])
+def test_worker_killed_mid_training_fails_clearly_and_stops_the_others(
+        ray_cluster: Any, cartpole_task: ModuleType, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, phase: str,
+        what: str) -> None:
+    monkeypatch.setenv(ENV_SHARDED_UPDATE, "on")
+    env = RayLearningEnv(cartpole_task.CartpoleTask(), 8, seed=3, envs_per_world=4, workers=2)
+    pids = env.worker_pids()
+    started = 0.0
+
+    def kill() -> None:
+        nonlocal started
+        os.kill(pids[1], signal.SIGKILL)
+        started = time.monotonic()
+
+    try:
+        trainer = RLTrainer(env, device="cpu", seed=1, checkpoint_dir=tmp_path, progress=False,
+                            agent_cfg={"rollouts": 16, "mini_batches": 2, "learning_epochs": 1})
+        trainer.train(1)
+        collector: Any = trainer._collector
+        if phase == "rollout":
+            kill()
+        else:  # between iteration 2's rollout and its update
+            set_targets = collector.set_targets
+
+            def kill_then_set_targets(*args: Any) -> None:
+                kill()
+                set_targets(*args)
+
+            monkeypatch.setattr(collector, "set_targets", kill_then_set_targets)
+        with pytest.raises(WorkerError, match=LOST.format(pid=pids[1], what=what)) as lost:
+            trainer.train(2)
+        assert 0 < time.monotonic() - started < 30
+        assert re.search(RESUME, str(lost.value))
+        _assert_all_stopped(pids)
     finally:
         env.close()

@@ -24,7 +24,7 @@ from simulo.rl.local_env import LocalEnv
 from simulo.rl.task import Task
 from simulo.sim.tensors import to_numpy
 
-_SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset", "pid",
+_SERVED = frozenset({"reset", "step", "observations", "set_return_final_observation", "seeded_reset",
                      "set_targets", "gradients"})
 """The :class:`EnvShard` methods the direct channel serves."""
 
@@ -79,10 +79,11 @@ class EnvShard:
         return self.describe()
 
     def describe(self) -> dict[str, Any]:
-        """Sizes and timing of the shard's environment."""
+        """Sizes and timing of the shard's environment, and the actor's process id (``pid``)."""
         env = self.env
-        return {"observation_dim": env.observation_dim, "action_dim": env.action_dim, "device": env.device,
-                "dt": env.dt, "physics_dt": env.physics_dt, "physics_steps_per_action": env.physics_steps_per_action,
+        return {"pid": os.getpid(), "observation_dim": env.observation_dim, "action_dim": env.action_dim,
+                "device": env.device, "dt": env.dt, "physics_dt": env.physics_dt,
+                "physics_steps_per_action": env.physics_steps_per_action,
                 "max_episode_length": env.max_episode_length, "uses_torch": env.tensors.uses_torch}
 
     def reset(self, seed: int | None) -> np.ndarray:
@@ -107,10 +108,6 @@ class EnvShard:
     def seeded_reset(self, env_id: int, episode_number: int) -> None:
         """Forward :meth:`simulo.LearningEnv.seeded_reset` (``env_id`` local to the shard)."""
         self.env.seeded_reset(env_id, episode_number)
-
-    def pid(self) -> int:
-        """The actor's process id."""
-        return os.getpid()
 
     def open_runner(self, package: Any, spans: list[tuple[int, int]], firsts: list[int], seed: int,
                     layout: tuple[int, int]) -> None:

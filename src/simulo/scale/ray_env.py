@@ -28,8 +28,15 @@ Training. A trainer does not step a ``RayLearningEnv`` in lock step: it asks for
 policy and return whole rollouts (:mod:`simulo.scale.env_runners`). The batch is laid out in rollout
 shards (``rollout_shards``); each actor steps a run of whole shards.
 
-A worker that dies makes ``step`` raise :class:`~simulo.errors.WorkerError`; under ``simulo run`` the
-job's ``retries`` then restart it from its latest checkpoint.
+A lost worker. The actor's process is killed or its node is lost: the next call that needs it (``step``, a
+trainer's rollout or update) raises :class:`~simulo.errors.WorkerError` naming the worker, its process and its
+shard, and the other actors are stopped first (:meth:`RayLearningEnv.close`). The shard is not rebuilt
+elsewhere, as a sweep's shard is (:func:`~simulo.scale.sweep.run_sweep`): its simulations' state lived in the
+lost process, and a rebuilt shard would not continue with the bytes of a run without the fault. The run
+resumes from its last checkpoint instead: under ``simulo run`` the job's ``retries`` do it, or ``simulo run
+APP --workers N --from latest:latest`` continues the newest run's ``latest.pt``. The driver never waits on a
+dead actor: while it waits for an answer on a direct channel, it checks every :data:`LIVENESS_POLL_S` seconds
+that the actor still serves it (Ray reports a lost node's actors as dead).
 """
 
 from __future__ import annotations
@@ -64,6 +71,12 @@ DEFAULT_ROLLOUT_SHARDS = 8
 runners draw one random stream per shard, so the layout, not the worker count, fixes the collected data."""
 ENV_ROLLOUT_SHARDS = "SIMULO_ROLLOUT_SHARDS"
 """Environment variable: ``rollout_shards`` of the environments :func:`backend_factory` builds."""
+LIVENESS_POLL_S = 1.0
+"""Seconds between the driver's checks that an actor it waits on over a direct channel is still alive."""
+RESUME_HINT = ("resume from the last checkpoint: under simulo run the job's retries do it, or run the job again "
+               "with --from latest:latest (the newest run's checkpoints/latest.pt: weights, optimizer state and "
+               "iteration) or --from RUN_DIR:latest")
+"""What a :class:`~simulo.errors.WorkerError` for a lost actor tells the user to do."""
 
 class RayLearningEnv:
     """A :class:`simulo.LearningEnv` whose environments are sharded over Ray actors.
@@ -127,6 +140,8 @@ class RayLearningEnv:
         self._actors: list[Any] = []
         self._channels: list[Connection] = []
         self._serving: list[Any] = []
+        self._pids: list[int] = []
+        self._failure: WorkerError | None = None
         try:
             ship_by_value(task)
             remote = ray.remote(num_cpus=1, max_concurrency=2)(EnvShard)  # serve() and collect() apart
@@ -144,6 +159,7 @@ class RayLearningEnv:
         except BaseException:
             self.close()
             raise
+        self._pids = [int(f["pid"]) for f in facts]
         first = facts[0]
         self.observation_dim: int = first["observation_dim"]
         self.action_dim: int = first["action_dim"]
@@ -212,7 +228,8 @@ class RayLearningEnv:
         Raises:
             ShapeError / NonFiniteError: the actions are not (num_envs, action_dim) finite numbers.
             TaskError: a task method failed in a shard.
-            WorkerError: an actor died.
+            WorkerError: an actor died (the others are then stopped; see the module's notes), or the actors
+                are stopped.
         """
         checked = self.tensors.floats(actions, (self.num_envs, self.action_dim), "actions")
         parts = self._request([("step", checked[s.first:s.stop]) for s in self.shards],
@@ -260,7 +277,8 @@ class RayLearningEnv:
         given the same ``args`` object get one message, pickled once.
 
         Raises:
-            WorkerError: An actor died (the task's own exceptions are raised as themselves).
+            WorkerError: An actor died (every actor is then stopped), or the actors are stopped. The task's own
+                exceptions are raised as themselves.
         """
         requests: dict[int, tuple[Any, ...]] = {}
         return self._request([requests.setdefault(id(arg), (name, *arg)) for arg in args], what)
@@ -269,13 +287,14 @@ class RayLearningEnv:
         """Call Ray method ``name`` on every actor with its own ``args``; the answers in shard order.
 
         Raises:
-            WorkerError: An actor died (the task's own exceptions are raised as themselves).
+            WorkerError: An actor died (every actor is then stopped), or the actors are stopped. The task's own
+                exceptions are raised as themselves.
         """
         return self._gather([getattr(a, name).remote(*arg) for a, arg in zip(self._actors, args)], what)
 
     def worker_pids(self) -> list[int]:
-        """Process ids of the actors, in shard order."""
-        return [int(p) for p in self._request([("pid",)] * len(self.shards), "pid()")]
+        """Process ids of the actors, in shard order (as they reported them when built)."""
+        return list(self._pids)
 
     def close(self) -> None:
         """Stop the actors (and Ray, if this environment started it). Idempotent."""
@@ -305,44 +324,94 @@ class RayLearningEnv:
 
     # -- internals --------------------------------------------------------------------------------------
     def _gather(self, futures: list[Any], what: str) -> list[Any]:
-        """``ray.get`` with the original exception of a failed task and a clear error for a dead actor."""
+        """``ray.get`` of one future per actor, in shard order, with the original exception of a failed task.
+
+        Each answer is checked as it arrives, so a dead actor is reported (:meth:`_lost`) as soon as Ray knows,
+        not after the others finish their work.
+        """
+        self._check_open(self._actors)
         exceptions = self._ray.exceptions
-        try:
-            return list(self._ray.get(futures))
-        except exceptions.RayTaskError as exc:
-            cause = exc.cause if isinstance(exc.cause, BaseException) else exc
-            raise cause from exc
-        except (exceptions.RayActorError, exceptions.WorkerCrashedError, exceptions.NodeDiedError,
-                exceptions.ObjectLostError) as exc:
-            raise self._lost(what, exc) from exc
+        position = {ref: k for k, ref in enumerate(futures)}
+        pending = list(futures)
+        while pending:
+            done, pending = self._ray.wait(pending, num_returns=1)
+            try:
+                self._ray.get(done)
+            except exceptions.RayTaskError as exc:
+                cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+                raise cause from exc
+            except (exceptions.RayActorError, exceptions.WorkerCrashedError, exceptions.NodeDiedError,
+                    exceptions.ObjectLostError) as exc:
+                raise self._lost(position[done[0]], what, exc) from exc
+        return list(self._ray.get(futures))
 
     def _request(self, requests: list[tuple[Any, ...] | None], what: str) -> list[Any]:
         """Send each shard its request (``None``: nothing), then collect every answer, in shard order.
 
-        A request object sent to several shards is pickled once. Every answer is read before an error is
-        raised, so the channels stay in step.
+        A request object sent to several shards is pickled once. Every answer is read before a task's error is
+        raised, so the channels stay in step; a dead actor stops them all (:meth:`_lost`).
         """
+        self._check_open(self._channels)
         messages: dict[int, Any] = {}  # id of a request -> its pickle, as Connection.send makes it
-        try:
-            for channel, request in zip(self._channels, requests):
-                if request is not None:
-                    if id(request) not in messages:
-                        messages[id(request)] = ForkingPickler.dumps(request)
-                    channel.send_bytes(messages[id(request)])
-            answers: list[tuple[str, Any]] = [channel.recv() if request is not None else ("ok", None)
-                       for channel, request in zip(self._channels, requests)]
-        except (EOFError, OSError) as exc:
-            raise self._lost(what, exc) from exc
+        for k, request in enumerate(requests):
+            if request is not None:
+                if id(request) not in messages:
+                    messages[id(request)] = ForkingPickler.dumps(request)
+                try:
+                    self._channels[k].send_bytes(messages[id(request)])
+                except OSError as exc:
+                    raise self._lost(k, what, exc) from exc
+        answers: list[tuple[str, Any]] = [self._receive(k, what) if request is not None else ("ok", None)
+                                          for k, request in enumerate(requests)]
         for status, value in answers:
             if status == "error":
                 raise value
         return [value for _, value in answers]
 
-    def _lost(self, what: str, exc: BaseException) -> WorkerError:
-        spans = ", ".join(f"{s.first}..{s.stop - 1}" for s in self.shards)
-        return WorkerError(f"a Ray worker of this RayLearningEnv (environments {spans}) died during {what}: "
-                           f"{type(exc).__name__}. Under simulo run, the job's retries restart it from its latest "
-                           "checkpoint")
+    def _receive(self, k: int, what: str) -> tuple[str, Any]:
+        """Actor ``k``'s answer on its channel, checking every :data:`LIVENESS_POLL_S` seconds that the actor
+        still serves it (a lost node closes no socket; Ray reports its actors dead).
+
+        Raises:
+            WorkerError: The actor died (or stopped serving) before it answered.
+        """
+        channel = self._channels[k]
+        while not channel.poll(LIVENESS_POLL_S):
+            done, _ = self._ray.wait([self._serving[k]], timeout=0)
+            if done:
+                try:
+                    self._ray.get(done)
+                except self._ray.exceptions.RayError as exc:
+                    raise self._lost(k, what, exc) from exc
+                raise self._lost(k, what, EOFError("the actor stopped serving its channel"))
+        try:
+            answer: tuple[str, Any] = channel.recv()
+        except (EOFError, OSError) as exc:
+            raise self._lost(k, what, exc) from exc
+        return answer
+
+    def _check_open(self, links: list[Any]) -> None:
+        """Refuse a call once the actors are stopped (after :meth:`close` or a lost worker): ``links``, the
+        actors or their channels, is then empty.
+
+        Raises:
+            WorkerError: The actors are stopped.
+        """
+        if not links:
+            raise WorkerError(str(self._failure) if self._failure is not None else
+                              "this RayLearningEnv is closed: its Ray workers are stopped; make a new one")
+
+    def _lost(self, k: int, what: str, exc: BaseException) -> WorkerError:
+        """Stop every actor (the batch cannot go on without actor ``k``'s shard) and describe the loss."""
+        others = len(self.shards) - 1
+        pid = self._pids[k] if k < len(self._pids) else None
+        process = "" if pid is None else f" (pid {pid})"
+        self._failure = WorkerError(
+            f"Ray worker {k}{process} of this RayLearningEnv died during {what} ({type(exc).__name__}): its "
+            f"{self.shards[k].describe()} is lost with its simulations' state, so the batch cannot go on; "
+            f"the other {others} worker{'s were' if others != 1 else ' was'} stopped. To continue, {RESUME_HINT}")
+        self.close()
+        return self._failure
 
     def _merge_info(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
         """One ``info`` dict for the whole batch, entries in environment order (global ids)."""
