@@ -136,6 +136,12 @@ class PrimitiveShape:
     color: tuple[float, float, float] | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        if self.material is not None and not isinstance(self.material, Material):
+            raise SimuloValueError(f"{type(self).__name__}({self.name!r}).material must be a simulo.Material (or "
+                                   f"SurfaceMaterial) or None, got {self.material!r}")
+        if self.physics is not None and not isinstance(self.physics, RigidPhysics):
+            raise SimuloValueError(f"{type(self).__name__}({self.name!r}).physics must be a simulo.RigidPhysics or "
+                                   f"None (a static fixture), got {self.physics!r}")
         if self.color is None and self.material is not None:
             object.__setattr__(self, "color", self.material.color)
 

@@ -173,6 +173,9 @@ class RoughTerrain(TerrainConfig):
         _check_optional("RoughTerrain", friction=self.friction)
         if self.color_scheme not in ("height", "none"):
             raise SimuloValueError(f"RoughTerrain.color_scheme must be 'height' or 'none', got {self.color_scheme!r}")
+        if not isinstance(self.sub_terrains, (list, tuple)):
+            raise SimuloValueError(f"RoughTerrain.sub_terrains must be a list of SubTerrainConfig values, got "
+                                   f"{self.sub_terrains!r}")
         if not self.sub_terrains:
             self.sub_terrains = _default_sub_terrains()
         if not all(isinstance(s, SubTerrainConfig) for s in self.sub_terrains):

@@ -12,7 +12,7 @@ Reads, writes and property changes reach the active option of each copy.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -47,6 +47,9 @@ class ObjectVariants:
     parking_spacing: float | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.options, (str, bytes)) or not isinstance(self.options, Iterable):
+            raise SimuloValueError(f"ObjectVariants.options must be a list of 2 to 8 primitive shapes, got "
+                                   f"{self.options!r}")
         options = tuple(self.options)
         if not 2 <= len(options) <= 8:
             raise SimuloValueError(f"ObjectVariants.options must hold 2 to 8 options, got {len(options)}")
