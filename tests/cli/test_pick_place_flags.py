@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from simulo.cli.pick_place import _flags
@@ -36,3 +38,19 @@ def test_usage_errors_and_help_are_exit_statuses(capsys: pytest.CaptureFixture[s
     assert message in captured.err
     if status == 0:
         assert captured.out.startswith("usage: simulo pick-place")
+
+
+@pytest.mark.parametrize("argv", [["--json", "--friction", "nan"], ["--json", "--friction-sweep", "--friction", "0.5"],
+                                  ["--trials", "x", "--json"]])
+def test_a_usage_error_under_json_is_json_on_stdout(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    assert parse_flags(argv) == 2
+    out, err = capsys.readouterr()
+    (line,) = err.splitlines()
+    assert json.loads(out) == {"error": line, "exit_status": 2}
+    assert line.startswith("simulo pick-place: error: ")
+
+
+def test_a_usage_error_without_json_leaves_stdout_empty(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_flags(["--friction", "nan"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1

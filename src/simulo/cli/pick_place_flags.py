@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from simulo.checks import MAX_NUM_ENVS, check_num_envs
-from simulo.cli._usage import OneLineParser, parse
+from simulo.cli._usage import OneLineParser, json_usage_error, parse
 from simulo.cli.pick_place_defaults import FLAG_DEFAULTS
 from simulo.engine.registry import ENGINE_VARIABLE, available_engines
 from simulo.errors import SimuloValueError
@@ -173,9 +173,9 @@ def parse_flags(argv: Sequence[str]) -> SimpleNamespace | int:
     parser = _parser()
     args = parse(parser, argv)
     if isinstance(args, int):
-        return args
+        return json_usage_error(parser, argv, args)
     try:
         _check(parser, args, _gave_friction(argv))
     except SystemExit as exc:  # parser.error: one line on stderr
-        return exc.code if isinstance(exc.code, int) else 2
+        return json_usage_error(parser, argv, exc.code if isinstance(exc.code, int) else 2)
     return SimpleNamespace(**vars(args))
