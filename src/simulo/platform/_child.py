@@ -21,6 +21,7 @@ import enum
 import json
 import math
 import os
+import reprlib
 import sys
 import threading
 import time
@@ -79,15 +80,48 @@ def _finite_json(value: Any, where: str, found: list[str]) -> Any:
     return value
 
 
+def _unsaveable(value: Any, where: str, inside: frozenset[int]) -> str | None:
+    """Where ``value`` holds something JSON cannot (and what), as a path from ``where``; None when it holds none."""
+    if id(value) in inside:
+        return f"{where} contains itself (a circular structure)"
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not (key is None or isinstance(key, (str, int, float, bool))):
+                return (f"{where} has the key {key!r}, a {type(key).__name__}: keys must be str, int, float, bool "
+                        "or None")
+            found = _unsaveable(item, f"{where}[{key!r}]", inside | {id(value)})
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for index, item in enumerate(value):
+            found = _unsaveable(item, f"{where}[{index}]", inside | {id(value)})
+            if found is not None:
+                return found
+        return None
+    try:
+        converted = _to_json(value)
+    except TypeError:
+        return f"{where} is a {type(value).__name__}, which JSON cannot hold: {reprlib.repr(value)}"
+    return _unsaveable(converted, where, inside | {id(value)})
+
+
 def result_json(result: Any) -> str:
     """The job's return value as JSON text; NaN and infinities become ``null`` (JSON has neither).
 
     The paths of the values replaced are reported on stderr, so the job's log says what ``null`` stands for.
 
     Raises:
-        TypeError: A value JSON cannot hold (the message names its type).
+        JobError: The result holds a value JSON cannot hold, a key that is not a string or number, or itself; the
+            message gives the path (``result['nested'][(1, 2)]``).
     """
-    text = json.dumps(result, default=_to_json, allow_nan=True)
+    try:
+        text = json.dumps(result, default=_to_json, allow_nan=True)
+    except (TypeError, ValueError, RecursionError) as exc:
+        where = _unsaveable(result, "result", frozenset()) or f"result: {exc}"
+        raise JobError(f"the job's result cannot be saved as JSON: {where}") from None
     found: list[str] = []
     clean = _finite_json(json.loads(text), "", found)
     if found:
