@@ -117,8 +117,9 @@ class ArticulationConfig:
     """Articulation-wide physics and default state.
 
     Attributes:
-        solver_position_iterations: Accepted for compatibility; not applied per robot on PyBullet (set
-            ``numSolverIterations`` for every world with ``Simulation(solver_iterations=...)``).
+        solver_position_iterations: A floor on the scene's constraint-solver iterations (both engines have one
+            count for the whole scene): the most any robot asks for is used where it is above the engine's own
+            (PyBullet 50, MuJoCo 100), unless ``Simulation(solver_iterations=...)`` names the count.
         solver_velocity_iterations: Accepted for compatibility; PyBullet has one iteration count.
         sleep_threshold: Accepted for compatibility; not used by PyBullet.
         stabilization_threshold: Accepted for compatibility; not used by PyBullet.
