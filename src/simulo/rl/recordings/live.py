@@ -31,12 +31,12 @@ from simulo._optional import require
 from simulo.authoring.contract import RecordConfig
 from simulo.errors import SimuloValueError
 from simulo.rl.env import BackendFactory, EnvBackend
-from simulo.rl.local_env import LocalEnv
 from simulo.rl.recordings import schemas
 from simulo.rl.recordings.config import RecordingPlan
 from simulo.rl.recordings.live_settings import ADDRESS_VARIABLE, DEFAULT_HOST, DEFAULT_PORT, ENABLED_VARIABLE
 from simulo.rl.recordings.mcap_file import IMAGE_JSON_SCHEMA, IMAGE_SCHEMA, camera_topic, image_payload
 from simulo.rl.recordings.rollout import RolloutRecorder
+from simulo.rl.recordings.wrapped_backend import WrappedBackend, wrapping
 
 POSE_HZ = 30.0
 IMAGE_HZ = 5.0
@@ -186,14 +186,14 @@ class LiveRecorder(RolloutRecorder):
         self._write_frame(self._time_ns(), actions, rewards, with_images=images)
 
 
-class LiveBackend:
+class LiveBackend(WrappedBackend):
     """An environment backend shown live: ``inner`` steps, and environment 0 goes to the stream.
 
     Every member but the running ones is ``inner``'s.
     """
 
     def __init__(self, inner: EnvBackend, stream: LiveStream) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.stream = stream
         self._recorder = LiveRecorder(inner, stream)
         self._started = False
@@ -223,27 +223,7 @@ class LiveBackend:
             self.stream.active = None
         self.inner.close()
 
-    @property
-    def return_final_observation(self) -> bool:
-        """``inner``'s flag."""
-        return bool(self.inner.return_final_observation)
-
-    @return_final_observation.setter
-    def return_final_observation(self, flag: bool) -> None:
-        self.inner.return_final_observation = flag
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
 
 def live_backend(stream: LiveStream, inner: BackendFactory | None = None) -> BackendFactory:
     """A backend factory for :func:`simulo.rl.env.env_backend`: ``inner``'s backends (else local ones), shown live."""
-
-    def build(task: Any, num_envs: int, **options: Any) -> EnvBackend:
-        backend = inner(task, num_envs, **options) if inner is not None else LocalEnv(task, num_envs, **options)
-        shown: EnvBackend = LiveBackend(backend, stream)
-        return shown
-
-    return build
+    return wrapping(lambda backend: LiveBackend(backend, stream), inner)

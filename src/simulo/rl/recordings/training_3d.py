@@ -18,9 +18,9 @@ from typing import Any
 
 from simulo.authoring.contract import RecordConfig
 from simulo.rl.env import BackendFactory, EnvBackend
-from simulo.rl.local_env import LocalEnv
 from simulo.rl.recordings.config import RecordingPlan, next_free, recordings_dir
 from simulo.rl.recordings.rollout import RolloutRecorder
+from simulo.rl.recordings.wrapped_backend import WrappedBackend, wrapping
 
 #: Policy steps between two recorded pose frames.
 EVERY_N_STEPS = 5
@@ -36,7 +36,7 @@ def plan(copies: int, num_envs: int, step_dt: float) -> RecordingPlan:
                          EVERY_N_STEPS, 1.0 / (step_dt * EVERY_N_STEPS), resolve_includes(RecordConfig()))
 
 
-class Recording3dBackend:
+class Recording3dBackend(WrappedBackend):
     """An environment backend recorded in 3D: ``inner`` steps, its first copies go to an MCAP.
 
     Every member but the running ones is ``inner``'s.
@@ -47,7 +47,7 @@ class Recording3dBackend:
     """
 
     def __init__(self, inner: EnvBackend, copies: int) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.recorder = RolloutRecorder(inner, plan(copies, int(inner.num_envs), float(inner.dt)), scene_id=KIND)
         self._started = False
 
@@ -73,27 +73,7 @@ class Recording3dBackend:
         finally:
             self.inner.close()
 
-    @property
-    def return_final_observation(self) -> bool:
-        """``inner``'s flag."""
-        return bool(self.inner.return_final_observation)
-
-    @return_final_observation.setter
-    def return_final_observation(self, flag: bool) -> None:
-        self.inner.return_final_observation = flag
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
 
 def recording_backend(copies: int, inner: BackendFactory | None = None) -> BackendFactory:
     """A backend factory for :func:`simulo.rl.env.env_backend`: ``inner``'s backends (else local ones), recorded."""
-
-    def build(task: Any, num_envs: int, **options: Any) -> EnvBackend:
-        backend = inner(task, num_envs, **options) if inner is not None else LocalEnv(task, num_envs, **options)
-        recorded: EnvBackend = Recording3dBackend(backend, copies)
-        return recorded
-
-    return build
+    return wrapping(lambda backend: Recording3dBackend(backend, copies), inner)
