@@ -97,7 +97,6 @@ def pool_scene(engine: str) -> tuple[simulo.Prop, simulo.Simulation]:
 
 
 def test_pool_variants_switch_the_active_object_of_a_subset(engine) -> None:
-    not_on_warp(engine, "prop_enabled")
     prop, sim = pool_scene(engine)
     with sim:
         assert prop.path == "/World/object"
@@ -123,7 +122,6 @@ def test_pool_variants_switch_the_active_object_of_a_subset(engine) -> None:
 
 
 def test_group_variants_are_contiguous_and_fixed(engine) -> None:
-    not_on_warp(engine, "prop_enabled")
     scene = simulo.Scene(num_envs=6)
     options = [simulo.Sphere(name="small", radius=0.03), simulo.Sphere(name="large", radius=0.06)]
     scene.add(simulo.Sphere(name="ball", physics=simulo.RigidPhysics(mass=0.1)), at="/World",

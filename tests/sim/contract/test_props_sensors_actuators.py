@@ -9,8 +9,6 @@ import pytest
 import simulo
 from simulo.errors import NotAttachedError
 
-from .conftest import not_on_warp
-
 SUBSET = [5, 1, 3]
 OTHERS = [0, 2, 4]
 FINGERS = ("finger_left_joint", "finger_right_joint")
@@ -57,7 +55,6 @@ def test_prop_env_subsets_defaults_and_current_buffers(arm, engine) -> None:
 
 
 def test_sensor_and_gripper_shapes_dtypes_and_env_subsets(arm, engine) -> None:
-    not_on_warp(engine, "contacts")
     robot, _, gripper, sensor, sim = cell(arm, engine)
     with sim:
         assert sensor.bodies == robot.find_bodies("finger_.*")

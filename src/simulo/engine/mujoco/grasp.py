@@ -24,6 +24,39 @@ from simulo.errors import SimuloValueError
 _EQUALITY = int(mujoco.mjtConstraint.mjCNSTR_EQUALITY)
 
 
+def weld_data(body_pos: np.ndarray, body_quat: np.ndarray, held_pos: np.ndarray,
+              held_quat: np.ndarray) -> np.ndarray:
+    """The ``eq_data`` row of a weld from a body to a held object that keeps their current relative pose: anchor
+    at the object's origin, the object's position and orientation in the body's frame, torque scale 1, and a zero
+    last entry (``mj_setConst`` then keeps the pose). Shared by the MuJoCo engines.
+
+    Args:
+        body_pos: The body's world position (3,).
+        body_quat: The body's world orientation (4,), w first.
+        held_pos: The held object's world position (3,).
+        held_quat: The held object's world orientation (4,), w first.
+    """
+    inverse = np.zeros(4)
+    mujoco.mju_negQuat(inverse, np.asarray(body_quat, dtype=np.float64))
+    offset = np.zeros(3)
+    mujoco.mju_rotVecQuat(offset, np.asarray(held_pos, dtype=np.float64) - np.asarray(body_pos, dtype=np.float64),
+                          inverse)
+    turn = np.zeros(4)
+    mujoco.mju_mulQuat(turn, inverse, np.asarray(held_quat, dtype=np.float64))
+    return np.array([0.0, 0.0, 0.0, *offset, *turn, 1.0, 0.0])
+
+
+def weld_force(types: np.ndarray, ids: np.ndarray, forces: np.ndarray, eq: int) -> np.ndarray:
+    """Force (3,) the weld equality ``eq`` applied to its held object, world axes, N, from one environment's
+    constraint rows (``efc_type``, ``efc_id``, ``efc_force`` of its active rows): the negated first three rows of
+    the weld (MuJoCo reports the load on the constraint); zero when the weld has no rows. Shared by the MuJoCo
+    engines."""
+    rows = np.flatnonzero((types == _EQUALITY) & (ids == eq))
+    if rows.size < 3:
+        return np.zeros(3)
+    return -np.asarray(forces[rows[:3]], dtype=np.float64)
+
+
 class MuJoCoWeldBatch:
     """One weld per environment from one body of a robot to a rigid object (implements
     :class:`simulo.engine.base.WeldBatch`).
@@ -40,15 +73,7 @@ class MuJoCoWeldBatch:
         self._name = name
         assert worlds.template is not None
         self._body_name = worlds.template.body(int(articulation.body_ids[body])).name
-        dt = float(worlds.template.opt.timestep)
-        eq = worlds.scene.spec.add_equality(type=mujoco.mjtEq.mjEQ_WELD, objtype=mujoco.mjtObj.mjOBJ_BODY,
-                                            name1=self._body_name, name2="", name=name)
-        eq.active = False
-        data = np.zeros(len(eq.data))
-        data[6] = 1.0  # an explicit relative pose (unit quaternion): set per environment when a weld is made
-        data[10] = 1.0  # torque scale
-        eq.data = data
-        eq.solref = [2.0 * dt, 1.0]
+        worlds.scene.add_weld(name, self._body_name, "")
         self._on = np.zeros(worlds.num_envs, dtype=bool)
         worlds.recompile()
         worlds.bind(self)
@@ -80,14 +105,9 @@ class MuJoCoWeldBatch:
         held = int(other.body_id)
         for env in ids:
             model, data = self._worlds.own(env), self._worlds.datas[env]
-            inverse = np.zeros(4)
-            mujoco.mju_negQuat(inverse, data.xquat[self.body])
-            offset = np.zeros(3)
-            mujoco.mju_rotVecQuat(offset, data.xpos[held] - data.xpos[self.body], inverse)
-            turn = np.zeros(4)
-            mujoco.mju_mulQuat(turn, inverse, data.xquat[held])
             model.eq_obj2id[self.eq] = held
-            model.eq_data[self.eq] = [0.0, 0.0, 0.0, *offset, *turn, 1.0, 0.0]
+            model.eq_data[self.eq] = weld_data(data.xpos[self.body], data.xquat[self.body], data.xpos[held],
+                                               data.xquat[held])
             data.eq_active[self.eq] = 1
             self._on[env] = True
 
@@ -104,7 +124,5 @@ class MuJoCoWeldBatch:
         for env in np.flatnonzero(self._on).tolist():
             data = self._worlds.datas[env]
             n = data.nefc
-            rows = np.flatnonzero((data.efc_type[:n] == _EQUALITY) & (data.efc_id[:n] == self.eq))
-            if rows.size >= 3:
-                out[env] = -data.efc_force[rows[:3]]
+            out[env] = weld_force(data.efc_type[:n], data.efc_id[:n], data.efc_force[:n], self.eq)
         return out

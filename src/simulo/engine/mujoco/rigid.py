@@ -14,7 +14,7 @@ import numpy as np
 from simulo.engine.base import EnvIds
 from simulo.engine.mujoco.free_bodies import read_free, read_mocap, write_pose, write_velocity
 from simulo.engine.mujoco.spec import damping_ratio
-from simulo.engine.mujoco.worlds import Worlds
+from simulo.engine.mujoco.worlds import EnvEdit, Worlds
 from simulo.errors import SimuloValueError
 
 
@@ -33,6 +33,48 @@ def _box_inertia(mass: float, kind: str, size: np.ndarray) -> np.ndarray:
     r, h = size[0], 2 * size[1]
     side = mass * (3 * r ** 2 + h ** 2) / 12
     return np.array([side, side, 0.5 * mass * r ** 2])
+
+
+def scale_edit(kind: str, built: np.ndarray, geom: int, body: int, scales: np.ndarray) -> EnvEdit:
+    """The per-environment model edit that rescales a rigid shape to ``scales`` (len(env_ids), 3) times its built
+    size: its geom's size, bounding box and bounding radius, and its body's inertia (for its mass). Shared by the
+    MuJoCo engines.
+
+    Args:
+        kind: ``box``, ``sphere``, ``cylinder``, ``capsule`` or ``cone``.
+        built: The geom's size as built (MuJoCo sizes).
+        geom: The geom's index.
+        body: The body's index.
+        scales: Per environment of the edit, the x, y and z factors.
+
+    Raises:
+        SimuloValueError: A sphere scaled unevenly, a cylinder whose x and y factors differ, or a cone (a mesh,
+            which MuJoCo cannot resize in a compiled model), checked before anything changes.
+    """
+    if kind == "cone":
+        raise SimuloValueError(f"MuJoCo builds a cone as a mesh and cannot rescale it (asked for "
+                               f"{np.asarray(scales).tolist()!r}); give the cone its final size instead")
+    uneven = scales[:, 0] != scales[:, 1]
+    if kind == "sphere":
+        uneven |= scales[:, 1] != scales[:, 2]
+    if kind != "box" and uneven.any():
+        row = int(np.flatnonzero(uneven)[0])
+        rule = "all three factors equal" if kind == "sphere" else "equal x and y factors"
+        raise SimuloValueError(f"a {kind} keeps its shape when scaled: it needs {rule}, got "
+                               f"{scales[row].tolist()} at row {row}")
+    factors = {"box": lambda s: s, "sphere": lambda s: np.array([s[0], 1.0, 1.0])}.get(
+        kind, lambda s: np.array([s[0], s[2], 1.0]))
+    values = np.array(scales, dtype=float)
+
+    def edit(m: mujoco.MjModel, k: int) -> None:
+        size = built * factors(values[k])
+        m.geom_size[geom] = size
+        half = {"box": size, "sphere": np.full(3, size[0])}.get(kind, np.array([size[0], size[0], size[1]]))
+        m.geom_aabb[geom, 3:] = half
+        m.geom_rbound[geom] = float(np.linalg.norm(half)) if kind != "sphere" else size[0]
+        if m.body_mass[body] > 0:
+            m.body_inertia[body] = _box_inertia(float(m.body_mass[body]), kind, size)
+    return edit
 
 
 class MuJoCoRigidBatch:
@@ -139,32 +181,9 @@ class MuJoCoRigidBatch:
             SimuloValueError: A sphere scaled unevenly, a cylinder whose x and y factors differ, or a cone (a
                 mesh, which MuJoCo cannot resize in a compiled model), checked before anything changes.
         """
-        if self._kind == "cone":
-            raise SimuloValueError(f"the MuJoCo engine builds a cone as a mesh and cannot rescale it (asked for "
-                                   f"{np.asarray(scales).tolist()!r}); give the cone its final size instead")
-        uneven = scales[:, 0] != scales[:, 1]
-        if self._kind == "sphere":
-            uneven |= scales[:, 1] != scales[:, 2]
-        if self._kind != "box" and uneven.any():
-            row = int(np.flatnonzero(uneven)[0])
-            rule = "all three factors equal" if self._kind == "sphere" else "equal x and y factors"
-            raise SimuloValueError(f"a {self._kind} keeps its shape when scaled: it needs {rule}, got "
-                                   f"{scales[row].tolist()} at row {row}")
         template = self._worlds.template
         assert template is not None
-        built = template.geom_size[self.geom].copy()
-        factors = {"box": lambda s: s, "sphere": lambda s: np.array([s[0], 1.0, 1.0])}.get(
-            self._kind, lambda s: np.array([s[0], s[2], 1.0]))
-        values, geom, body, kind = np.array(scales, dtype=float), self.geom, self.body_id, self._kind
-
-        def edit(m: mujoco.MjModel, k: int) -> None:
-            size = built * factors(values[k])
-            m.geom_size[geom] = size
-            half = {"box": size, "sphere": np.full(3, size[0])}.get(kind, np.array([size[0], size[0], size[1]]))
-            m.geom_aabb[geom, 3:] = half
-            m.geom_rbound[geom] = float(np.linalg.norm(half)) if kind != "sphere" else size[0]
-            if m.body_mass[body] > 0:
-                m.body_inertia[body] = _box_inertia(float(m.body_mass[body]), kind, size)
+        edit = scale_edit(self._kind, template.geom_size[self.geom].copy(), self.geom, self.body_id, scales)
         self._worlds.edit_envs(env_ids, edit)
 
     def apply_force(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:

@@ -9,7 +9,8 @@ geom group :data:`TERRAIN_GROUP`, which terrain-only rays select. An object's la
 Conventions converted here: MuJoCo's contact force (``mj_contactForce``, contact frame) is the force of the
 contact's first geom on its second; ``cfrc_int`` is the parent's force on a body, ``[torque, force]`` about
 the subtree's centre of mass in world axes, turned here into ``[force, torque]`` about the body's origin, in
-body axes.
+body axes. The contact and wrench arithmetic takes plain arrays (every environment's contacts at once), which the
+MuJoCo Warp engine shares.
 """
 
 from __future__ import annotations
@@ -67,50 +68,90 @@ def cast_rays(models: Sequence[mujoco.MjModel], datas: Sequence[mujoco.MjData], 
     return RayHits(fraction=fraction, position=position, normal=normal, label=label)
 
 
+def touching(bodies: np.ndarray, body_ids: np.ndarray, other: int | None) -> np.ndarray:
+    """Which contacts (C,) between the bodies ``bodies`` (C, 2) involve one of ``body_ids`` and, unless ``other``
+    is ``None``, body ``other``."""
+    mask = np.asarray(np.isin(bodies, body_ids).any(axis=1))
+    if other is not None:
+        mask &= (bodies == other).any(axis=1)
+    return mask
+
+
+def net_contact_forces(bodies: np.ndarray, envs: np.ndarray, forces: np.ndarray, num_envs: int,
+                       body_ids: np.ndarray, other: int | None) -> np.ndarray:
+    """Net contact force (num_envs, len(body_ids), 3) on each body per environment, world axes, from contacts
+    with body ``other`` (any body when ``None``).
+
+    Args:
+        bodies: The bodies of each contact's two geoms (C, 2).
+        envs: Each contact's environment (C,).
+        forces: Each contact's force of its first geom on its second (C, 3), world axes.
+        num_envs: Number of environments.
+        body_ids: The bodies whose net force is summed.
+        other: The only body whose contacts count, or ``None`` for any.
+    """
+    out = np.zeros((num_envs, len(body_ids), 3))
+    keep = np.ones(len(bodies), dtype=bool) if other is None else (bodies == other).any(axis=1)
+    for k, b in enumerate(body_ids):
+        for sign, side in ((-1.0, 0), (1.0, 1)):
+            on = keep & (bodies[:, side] == b)
+            np.add.at(out[:, k], envs[on], sign * forces[on])
+    return out
+
+
 def contact_forces(model: mujoco.MjModel, data: mujoco.MjData, body_ids: np.ndarray, other: int | None
                    ) -> np.ndarray:
     """Net contact force (len(body_ids), 3) on each body, world axes, from contacts with body ``other``
     (any body when ``None``)."""
-    out = np.zeros((len(body_ids), 3))
+    bodies = model.geom_bodyid[data.contact.geom[:data.ncon]].reshape(-1, 2)
+    rows = np.flatnonzero(touching(bodies, body_ids, other))
+    forces = np.empty((len(rows), 3))
     result = np.zeros(6)
-    for c in range(data.ncon):
-        b1, b2 = (int(model.geom_bodyid[g]) for g in data.contact.geom[c])
-        if other is not None and other not in (b1, b2):
-            continue
-        mine = [(k, sign) for k, b in enumerate(body_ids) for sign, side in ((-1.0, b1), (1.0, b2)) if b == side]
-        if not mine:
-            continue
+    for k, c in enumerate(rows.tolist()):
         mujoco.mj_contactForce(model, data, c, result)
-        world = data.contact.frame[c].reshape(3, 3).T @ result[:3]  # the first geom's force on the second
-        for k, sign in mine:
-            out[k] += sign * world
+        forces[k] = data.contact.frame[c].reshape(3, 3).T @ result[:3]  # the first geom's force on the second
+    return net_contact_forces(bodies[rows], np.zeros(len(rows), dtype=np.int64), forces, 1, body_ids, other)[0]
+
+
+def count_contacts(bodies: np.ndarray, envs: np.ndarray, num_envs: int, groups: Sequence[np.ndarray],
+                   other: int) -> np.ndarray:
+    """Contact points between body ``other`` and each group of bodies per environment (num_envs, len(groups)),
+    from contacts between the bodies ``bodies`` (C, 2) in the environments ``envs`` (C,)."""
+    out = np.zeros((num_envs, len(groups)), dtype=np.int64)
+    theirs = bodies == other
+    for g, ids in enumerate(groups):
+        mine = np.isin(bodies, ids)
+        hit = (theirs[:, 0] & mine[:, 1]) | (theirs[:, 1] & mine[:, 0])
+        out[:, g] = np.bincount(envs[hit], minlength=num_envs)
     return out
 
 
 def contact_counts(model: mujoco.MjModel, datas: Sequence[mujoco.MjData], groups: Sequence[np.ndarray],
                    other: int) -> np.ndarray:
     """Contact points between body ``other`` and each group of bodies, per environment (num_envs, len(groups))."""
-    out = np.zeros((len(datas), len(groups)), dtype=np.int64)
-    for i, d in enumerate(datas):
-        if d.ncon == 0:
-            continue
-        pair = model.geom_bodyid[d.contact.geom[:d.ncon]]
-        theirs = pair == other
-        for g, ids in enumerate(groups):
-            mine = np.isin(pair, ids)
-            out[i, g] = int(((theirs[:, 0] & mine[:, 1]) | (theirs[:, 1] & mine[:, 0])).sum())
-    return out
+    pairs = [model.geom_bodyid[d.contact.geom[:d.ncon]].reshape(-1, 2) for d in datas]
+    envs = np.repeat(np.arange(len(datas)), [len(p) for p in pairs])
+    return count_contacts(np.concatenate(pairs), envs, len(datas), groups, other)
+
+
+def parent_wrenches(cfrc_int: np.ndarray, centre: np.ndarray, xpos: np.ndarray, xmat: np.ndarray) -> np.ndarray:
+    """Parent-on-body wrenches ``[fx, fy, fz, tx, ty, tz]`` (..., 6) in body axes about the body origins.
+
+    Args:
+        cfrc_int: Each body's ``cfrc_int`` (..., 6): ``[torque, force]`` about ``centre``, world axes.
+        centre: The centre of mass of each body's subtree root (..., 3), world.
+        xpos: Each body's origin (..., 3), world.
+        xmat: Each body's orientation (..., 9) or (..., 3, 3), row-major.
+    """
+    torque, force = cfrc_int[..., :3], cfrc_int[..., 3:]
+    about_origin = torque + np.cross(centre - xpos, force)
+    rot = xmat.reshape(*xpos.shape[:-1], 3, 3)
+    return np.concatenate((np.einsum("...ji,...j->...i", rot, force),
+                           np.einsum("...ji,...j->...i", rot, about_origin)), axis=-1)
 
 
 def joint_wrenches(model: mujoco.MjModel, data: mujoco.MjData, body_ids: np.ndarray) -> np.ndarray:
     """Parent-on-body wrenches ``[fx, fy, fz, tx, ty, tz]`` (len(body_ids), 6) in body axes about the body
     origins, from ``cfrc_int`` (``mj_rnePostConstraint`` must have run on this state)."""
-    out = np.empty((len(body_ids), 6))
-    for k, b in enumerate(body_ids):
-        torque, force = data.cfrc_int[b, :3], data.cfrc_int[b, 3:]
-        centre = data.subtree_com[model.body_rootid[b]]
-        about_origin = torque + np.cross(centre - data.xpos[b], force)
-        rot = data.xmat[b].reshape(3, 3)
-        out[k, :3] = rot.T @ force
-        out[k, 3:] = rot.T @ about_origin
-    return out
+    return parent_wrenches(data.cfrc_int[body_ids], data.subtree_com[model.body_rootid[body_ids]],
+                           data.xpos[body_ids], data.xmat[body_ids])

@@ -322,6 +322,19 @@ class SceneSpec:
                     self.spec.add_exclude(bodyname1=names[a], bodyname2=names[b2])
         return prefix
 
+    def add_weld(self, name: str, body: str, other: str) -> None:
+        """A weld equality ``name`` from body ``body`` to body ``other`` (``""``: the world), off, with an explicit
+        relative pose (a unit quaternion, set per environment when a weld is made), torque scale 1, and as stiff
+        as contacts (time constant ``2 dt``)."""
+        eq = self.spec.add_equality(type=mujoco.mjtEq.mjEQ_WELD, objtype=mujoco.mjtObj.mjOBJ_BODY, name1=body,
+                                    name2=other, name=name)
+        eq.active = False
+        data = np.zeros(len(eq.data))
+        data[6] = 1.0  # the relative pose's quaternion
+        data[10] = 1.0  # torque scale
+        eq.data = data
+        eq.solref = [2.0 * float(self.spec.option.timestep), 1.0]
+
     def add_gear(self, joint_a: str, joint_b: str, ratio: float, erp: float, dt: float) -> None:
         """Couple two joints as ``q_a = -ratio * q_b`` with an equality constraint whose time constant is
         ``dt / erp`` (MuJoCo has no force limit on an equality: ``max_force`` is not modelled)."""

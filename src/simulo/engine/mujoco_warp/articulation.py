@@ -18,10 +18,13 @@ from simulo.engine.mujoco.commands import MotorLaw
 from simulo.engine.mujoco.dynamics import Dynamics
 from simulo.engine.mujoco.rigid import set_restitution
 from simulo.engine.mujoco.spec import ModelLayout
+from simulo.engine.mujoco_warp import sensing
 from simulo.engine.mujoco_warp.bodies import push, read_pose, write_pose, write_velocity
 from simulo.engine.mujoco_warp.motors import WarpMotors
+from simulo.engine.mujoco_warp.rigid import WarpRigidBatch
 from simulo.engine.mujoco_warp.unsupported import unsupported
 from simulo.engine.mujoco_warp.worlds import WarpWorlds, body_state
+from simulo.errors import SimuloValueError
 
 _BODY = mujoco.mjtObj.mjOBJ_BODY
 _JOINT = mujoco.mjtObj.mjOBJ_JOINT
@@ -64,6 +67,8 @@ class WarpArticulationBatch:
         #: whether any joint velocity limit is set (the engine clips the velocities after each step)
         self.velocity_limited = False
         self.motors = WarpMotors(self.law)
+        #: the last step's parent-on-body wrenches of every body, once :meth:`joint_wrenches` switched them on
+        self.wrenches: np.ndarray | None = None
         worlds.bind(self._bind)
 
     def _bind(self, model: mujoco.MjModel) -> None:
@@ -117,6 +122,11 @@ class WarpArticulationBatch:
         qvel = self._worlds.host("qvel")
         qvel[:, self.dofs] = np.clip(qvel[:, self.dofs], -self._max_velocity, self._max_velocity)
         self._worlds.commit("qvel", qvel)
+
+    def record_wrenches(self) -> None:
+        """Keep the joint wrenches of the step just taken (after :func:`.sensing.run_rne_postconstraint`)."""
+        assert self.wrenches is not None
+        self.wrenches[...] = sensing.joint_wrenches(self._worlds, self.body_ids)
 
     def drive(self, applied: np.ndarray) -> None:
         """Write the motor efforts of the worlds with a motor into ``applied``, after ``step1``."""
@@ -320,15 +330,38 @@ class WarpArticulationBatch:
         """For the coming step, push each body at its centre of mass (world-frame forces and torques)."""
         push(self._worlds, env_ids, self.body_ids, forces, torques)
 
-    # -- not supported yet (see :mod:`.unsupported`) -----------------------------------------------------
+    # -- contacts and joint wrenches (:mod:`.sensing`) ----------------------------------------------------
     def contact_counts(self, other: RigidBatch, bodies: Sequence[int] | None) -> np.ndarray:
-        """Not supported yet."""
-        unsupported("contacts")
+        """Contact points with ``other`` in the last step per environment: (num_envs,) or (num_envs, len(bodies));
+        zeros before the first step.
+
+        Raises:
+            SimuloValueError: ``other`` does not come from the MuJoCo Warp engine.
+        """
+        if not isinstance(other, WarpRigidBatch):
+            raise SimuloValueError(f"contacts are counted against a MuJoCo Warp rigid batch, got "
+                                   f"{type(other).__name__}")
+        groups = [self.body_ids] if bodies is None else [self.body_ids[[b]] for b in bodies]
+        out = sensing.contact_counts(self._worlds, groups, other.body_id)
+        return out[:, 0] if bodies is None else out
 
     def contact_forces(self, bodies: Sequence[int], other: RigidBatch | None) -> np.ndarray:
-        """Not supported yet."""
-        unsupported("contacts")
+        """Net contact force (num_envs, len(bodies), 3), world axes, N, from the last step's contacts with
+        ``other`` (anything when ``None``); zeros before the first step.
+
+        Raises:
+            SimuloValueError: ``other`` does not come from the MuJoCo Warp engine.
+        """
+        if other is not None and not isinstance(other, WarpRigidBatch):
+            raise SimuloValueError(f"contact forces are taken against a MuJoCo Warp rigid batch, got "
+                                   f"{type(other).__name__}")
+        ids = self.body_ids[list(bodies)]
+        against = None if other is None else other.body_id
+        return sensing.contact_forces(self._worlds, ids, against)
 
     def joint_wrenches(self, bodies: Sequence[int]) -> np.ndarray:
-        """Not supported yet."""
-        unsupported("joint_wrenches")
+        """Parent-on-body wrenches (num_envs, len(bodies), 6) ``[force, torque]`` in body axes about the origin,
+        from the last step; the first call switches them on (zeros until the next step)."""
+        if self.wrenches is None:
+            self.wrenches = np.zeros((self.num_envs, len(self.body_ids), 6))
+        return self.wrenches[:, list(bodies)].copy()

@@ -7,6 +7,8 @@ num_envs`` (:mod:`simulo.engine.mujoco_warp.worlds`) and every step advances all
 
 The device is Warp's: ``device`` (or ``SIMULO_WARP_DEVICE``), by default ``"cuda"`` when Warp sees a GPU, else
 ``"cpu"``. Warp computes in float32, so trajectories match the MuJoCo engine's to a tolerance, not bit for bit.
+Cameras and rays are the MuJoCo engine's, drawn and cast on host copies of the body poses (:mod:`.host_poses`);
+contact and joint-wrench sensors read what the device computed in the last step (:mod:`.sensing`).
 What this engine does not support yet raises :class:`~simulo.engine.mujoco_warp.unsupported.WarpUnsupportedError`
 (the list: :data:`~simulo.engine.mujoco_warp.unsupported.UNSUPPORTED`).
 
@@ -20,14 +22,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+import mujoco
 import mujoco_warp as mjw
 import numpy as np
 import warp as wp
 
-from simulo.engine.base import ArticulationBatch, CameraFrames, EnvIds, RayHits, RigidBatch, WeldBatch
+from simulo.engine.base import ArticulationBatch, CameraFrames, EnvIds, RayHits, RigidBatch
+from simulo.engine.mujoco import sensing as host_sensing
+from simulo.engine.mujoco.camera import render_cameras, render_rgb
 from simulo.engine.mujoco.inertia import use_shape_inertia
 from simulo.engine.mujoco.spec import SceneSpec, load_robot
+from simulo.engine.mujoco_warp import sensing
 from simulo.engine.mujoco_warp.articulation import WarpArticulationBatch
+from simulo.engine.mujoco_warp.grasp import WarpWeldBatch
+from simulo.engine.mujoco_warp.host_poses import HostPoses
 from simulo.engine.mujoco_warp.rigid import WarpRigidBatch
 from simulo.engine.mujoco_warp.unsupported import unsupported
 from simulo.engine.mujoco_warp.worlds import WarpWorlds
@@ -86,6 +94,13 @@ class MuJoCoWarpEngine:
         self._gravity = np.array([float(g) for g in gravity])
         self._worlds = WarpWorlds(num_envs, SceneSpec(dt, gravity, solver_iterations), device)
         self._articulations: list[WarpArticulationBatch] = []
+        self._rigids: list[WarpRigidBatch] = []
+        self._welds = 0  # weld batches made (each one's equalities need a unique name)
+        self._envs_per_world = envs_per_world
+        #: every object built, in build order (its label is its place, from 1): ("geom", name) or ("robot", prefix)
+        self._objects: list[tuple[str, str]] = []
+        self._labels: tuple[mujoco.MjModel, np.ndarray] | None = None  # (the model they were computed for, labels)
+        self._host = HostPoses(self._worlds)
         self._closed = False
 
     @property
@@ -109,12 +124,13 @@ class MuJoCoWarpEngine:
         """Add an infinite ground plane (``contact``: MuJoCo's direct stiffness and damping, ``solref=(-k,-b)``)."""
         if self._worlds.final:
             unsupported("grow_after_step")
-        self._worlds.scene.add_plane(height, friction, restitution, contact)
+        self._objects.append(("geom", self._worlds.scene.add_plane(height, friction, restitution, contact)))
         self._worlds.recompile()
 
     def add_heightfield(self, heights: np.ndarray, cell_size: float, pose: np.ndarray, friction: float | None,
                         restitution: float | None) -> None:
-        """Not supported yet (see :mod:`.unsupported`)."""
+        """Refused: ``mujoco_warp``'s height-field collisions throw a box resting on the field off (the measured
+        cause: :data:`~simulo.engine.mujoco_warp.unsupported.UNSUPPORTED`)."""
         unsupported("heightfield")
 
     def gravity(self) -> np.ndarray:
@@ -132,7 +148,7 @@ class MuJoCoWarpEngine:
                          self_collision: bool = False, inertia_from_file: bool = True,
                          drawn_envs: int | None = None) -> WarpArticulationBatch:
         """Load one copy of a URDF (or MJCF ``.xml``) file per world at root-link poses (num_envs, 7), as the
-        MuJoCo engine does (``drawn_envs`` changes nothing: nothing is drawn).
+        MuJoCo engine does (``drawn_envs`` changes nothing: the copies share one compiled model).
 
         Raises:
             AssetError: The file cannot be loaded, or has joints other than revolute, continuous, prismatic and
@@ -145,6 +161,7 @@ class MuJoCoWarpEngine:
         if not inertia_from_file:
             use_shape_inertia(child)
         prefix = self._worlds.scene.add_robot(child, fixed_base, float(scale), self_collision)
+        self._objects.append(("robot", prefix))
         self._worlds.recompile()
         batch = WarpArticulationBatch(self._worlds, prefix, layout, fixed_base, self._dt)
         batch.write_base_pose(range(self._num_envs), np.asarray(poses, dtype=float))
@@ -161,27 +178,95 @@ class MuJoCoWarpEngine:
         if self._worlds.final:
             unsupported("grow_after_step")
         name = self._worlds.scene.add_rigid(kind, dims, mass, color)
+        self._objects.append(("geom", name))
         self._worlds.recompile()
-        batch = WarpRigidBatch(self._worlds, name, mass)
+        batch = WarpRigidBatch(self._worlds, name, kind, mass)
         batch.write_pose(range(self._num_envs), np.asarray(poses, dtype=float))
+        self._rigids.append(batch)
         return batch
 
-    def add_welds(self, articulation: ArticulationBatch, body: int) -> WeldBatch:
-        """Not supported yet (see :mod:`.unsupported`)."""
-        unsupported("welds")
+    def add_welds(self, articulation: ArticulationBatch, body: int) -> WarpWeldBatch:
+        """Welds from body ``body`` of ``articulation`` to each dynamic rigid object built so far, switched per
+        world (see :mod:`.grasp`).
+
+        Raises:
+            SimuloValueError: ``articulation`` does not come from this engine.
+            WarpUnsupportedError: The scene is final (a step was taken).
+        """
+        if not isinstance(articulation, WarpArticulationBatch) or articulation not in self._articulations:
+            raise SimuloValueError(f"MuJoCo Warp welds start from a robot of this engine, got "
+                                   f"{type(articulation).__name__}")
+        if self._worlds.final:
+            unsupported("grow_after_step")
+        self._welds += 1
+        return WarpWeldBatch(self._worlds, articulation, body, self._rigids, f"weld{self._welds}")
 
     def render(self, env: int, width: int, height: int, eye: Sequence[float], target: Sequence[float]) -> np.ndarray:
-        """Not supported yet (see :mod:`.unsupported`)."""
-        unsupported("render")
+        """RGB image (height, width, 3) uint8 of environment ``env`` through MuJoCo's OpenGL renderer, as on the
+        MuJoCo engine, from a host copy of its body poses (:mod:`.host_poses`).
+
+        Raises:
+            MissingDependencyError: No OpenGL context (EGL or OSMesa) can be made on this machine.
+        """
+        data = self._host.posed([env], self._host.state())[0]
+        return render_rgb(self._worlds.models[env], data, width, height, eye, target)
+
+    def _geom_labels(self) -> np.ndarray:
+        model = self._worlds.model
+        assert model is not None, "nothing was added to the scene"
+        if self._labels is None or self._labels[0] is not model:
+            self._labels = (model, host_sensing.geom_labels(model, self._objects))
+        return self._labels[1]
 
     def render_cameras(self, env_ids: EnvIds, poses: np.ndarray, width: int, height: int, fov_y_deg: float,
                        near: float, far: float, *, depth: bool, labels: bool, isolate: bool) -> CameraFrames:
-        """Not supported yet (see :mod:`.unsupported`)."""
-        unsupported("render")
+        """Images of cameras in the environments ``env_ids`` through MuJoCo's OpenGL renderer, as on the MuJoCo
+        engine, from host copies of the body poses (:mod:`.host_poses`): every environment is drawn with the
+        terrain; without ``isolate`` an image also shows the objects of the other environments of its group of
+        ``envs_per_world``.
+
+        Raises:
+            MissingDependencyError: No OpenGL context (EGL or OSMesa) can be made on this machine.
+        """
+        ids = [int(i) for i in env_ids]
+        count, size = self._num_envs, self._envs_per_world
+        rgb = np.zeros((len(ids), int(height), int(width), 3), dtype=np.uint8)
+        dist = np.full((len(ids), int(height), int(width)), np.inf, dtype=np.float32) if depth else None
+        seg = np.zeros((len(ids), int(height), int(width)), dtype=np.int32) if labels else None
+        state, geom_labels = self._host.state(), self._geom_labels()
+        given = np.asarray(poses, dtype=float)
+        for k, env in enumerate(ids):  # one image at a time: only its environments' host data are needed
+            group = range(env - env % size, min(env - env % size + size, count))
+            shown = [env] + ([] if isolate else [j for j in group if j != env])
+            image = render_cameras([self._worlds.models[j] for j in shown], self._host.posed(shown, state),
+                                   geom_labels, [0], [list(range(1, len(shown)))], given[k:k + 1], int(width),
+                                   int(height), fov_y_deg, near, far, depth, labels)
+            rgb[k] = image[0][0]
+            if dist is not None and image[1] is not None:
+                dist[k] = image[1][0]
+            if seg is not None and image[2] is not None:
+                seg[k] = image[2][0]
+        return CameraFrames(rgb=rgb, depth=dist, labels=seg)
 
     def cast_rays(self, env_ids: np.ndarray, starts: np.ndarray, ends: np.ndarray, terrain_only: bool) -> RayHits:
-        """Not supported yet (see :mod:`.unsupported`)."""
-        unsupported("rays")
+        """``mj_ray`` per ray, as on the MuJoCo engine, in a host copy of its own environment's body poses
+        (:mod:`.host_poses`; only the terrain's geom group when ``terrain_only``)."""
+        ids = np.asarray(env_ids, dtype=np.int64)
+        begin, finish = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
+        count = len(ids)
+        fraction, position = np.full(count, np.inf), np.full((count, 3), np.inf)
+        normal, label = np.zeros((count, 3)), np.zeros(count, dtype=np.int32)
+        state, geom_labels = self._host.state(), self._geom_labels()
+        order = np.argsort(ids, kind="stable")
+        envs, first = np.unique(ids[order], return_index=True)
+        for env, rows in zip(envs.tolist(), np.split(order, first[1:])):  # the rays of one environment at a time
+            data = self._host.posed([env], state)[0]
+            hits = host_sensing.cast_rays([self._worlds.models[env]], [data], geom_labels,
+                                          np.zeros(len(rows), dtype=np.int64), begin[rows], finish[rows],
+                                          terrain_only)
+            fraction[rows], position[rows], normal[rows], label[rows] = (hits.fraction, hits.position, hits.normal,
+                                                                         hits.label)
+        return RayHits(fraction=fraction, position=position, normal=normal, label=label)
 
     # -- stepping ------------------------------------------------------------------------------------
     def step(self) -> None:
@@ -190,6 +275,8 @@ class MuJoCoWarpEngine:
         w.finalize()
         assert w.warp_model is not None and w.data is not None
         m, d = w.warp_model, w.data
+        for rigid in self._rigids:  # copies switched off stay where they are
+            rigid.hold()
         applied = np.zeros((self._num_envs, d.qvel.shape[1]))
         for a in self._articulations:
             a.write_torques(applied)
@@ -206,6 +293,11 @@ class MuJoCoWarpEngine:
                 mjw.step2(m, d)
             else:
                 mjw.step(m, d)
+        wrenching = [a for a in self._articulations if a.wrenches is not None]
+        if wrenching:  # the step's interaction forces, before its pushes are cleared (as on the MuJoCo engine)
+            sensing.run_rne_postconstraint(w)
+            for a in wrenching:
+                a.record_wrenches()
         for a in self._articulations:
             if a.velocity_limited:
                 a.limit_velocities()
@@ -226,9 +318,10 @@ class MuJoCoWarpEngine:
 
 
 if TYPE_CHECKING:  # the classes satisfy the engine Protocols (checked by mypy, free at run time)
-    from simulo.engine.base import Engine, EngineFactory
+    from simulo.engine.base import Engine, EngineFactory, WeldBatch
 
     _factory: EngineFactory = MuJoCoWarpEngine
     _engine: type[Engine] = MuJoCoWarpEngine
     _articulation: type[ArticulationBatch] = WarpArticulationBatch
     _rigid: type[RigidBatch] = WarpRigidBatch
+    _welds: type[WeldBatch] = WarpWeldBatch

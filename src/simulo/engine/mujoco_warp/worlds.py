@@ -137,20 +137,23 @@ class WarpWorlds:
 
     def edit_all(self, fn: AllEdit) -> None:
         """Apply a model edit to every environment (``fn(model)`` on each distinct model), replayed after each
-        later compile; once the model is on the device, it is sent again."""
+        later compile (recorded only while the scene can still grow); once the model is on the device, it is sent
+        again."""
         seen: dict[int, mujoco.MjModel] = {}
         for model in self.models:
             seen.setdefault(id(model), model)
         for model in seen.values():
             fn(model)
             self._settle(model)
-        self._edits.append((None, fn))
         if self.final:
             self._put()
+        else:
+            self._edits.append((None, fn))
 
     def edit_envs(self, env_ids: EnvIds, fn: EnvEdit) -> None:
         """Apply a per-environment model edit (``fn(model, k)`` on the own model of the ``k``-th of ``env_ids``),
-        replayed after each later compile; once the model is on the device, it is sent again."""
+        replayed after each later compile (recorded only while the scene can still grow: a weld made in every
+        grip would pile up otherwise); once the model is on the device, it is sent again."""
         ids = [int(i) for i in env_ids]
         for k, env in enumerate(ids):
             if not self._owned[env]:
@@ -158,23 +161,24 @@ class WarpWorlds:
                 self._owned[env] = True
             fn(self.models[env], k)
             self._settle(self.models[env])
-        self._edits.append((ids, fn))
         if self.final:
             self._put()
+        else:
+            self._edits.append((ids, fn))
 
     def _put(self) -> None:
         """Put the model on the device: the shared model, with one row per world of every batched field (and the
-        gravity) in which the environments' models differ.
+        gravity) in which an environment's model differs from the shared one.
 
         Raises:
             WarpUnsupportedError: An edited field is laid out differently on the device than in ``MjModel``.
         """
         assert self.model is not None
         rows: dict[str, np.ndarray] = {}
+        shared = self.model
         if self._owned.any():
-            first = self.models[0]
             for name in _BATCHED:
-                if any(not np.array_equal(getattr(m, name), getattr(first, name)) for m in self.models[1:]):
+                if any(not np.array_equal(getattr(m, name), getattr(shared, name)) for m in self.models):
                     rows[name] = np.stack([np.asarray(getattr(m, name)) for m in self.models])
         gravity = np.stack([np.asarray(m.opt.gravity) for m in self.models])
         with wp.ScopedDevice(self.device):
@@ -185,7 +189,7 @@ class WarpWorlds:
                 if values.size != int(np.prod(shape)):
                     unsupported("model_layout")
                 target.assign(values.reshape(shape).astype(target.numpy().dtype))
-            if (gravity != gravity[0]).any():
+            if (gravity != shared.opt.gravity).any():
                 model.opt.gravity = wp.array(gravity.astype(np.float32), dtype=wp.vec3)
         self.warp_model = model
         self.current = False
