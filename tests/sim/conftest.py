@@ -74,7 +74,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
     if difference is None:
         return
     excinfo = outcome.excinfo
-    problem = differences.mismatch(difference, None if excinfo is None else excinfo[1])
+    problem = differences.mismatch(difference, engine, None if excinfo is None else excinfo[1])
     if problem is None:
         outcome.force_result(None)
     else:
