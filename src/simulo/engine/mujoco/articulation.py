@@ -5,6 +5,9 @@ link in document order; MuJoCo numbers bodies depth-first, so each column and bo
 (looked up by name after every compile). A fixed root link is a mocap body whose pose is per environment; a
 floating one has a free joint whose ``qpos`` is the link frame's pose, as simulo's (only the free joint's
 angular velocity, in body axes in MuJoCo, is rotated into world axes).
+
+The indices, the root link's state writes, the command setters and the model edits (:class:`ArticulationBase`)
+serve the MuJoCo Warp engine's articulation batch too.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from simulo.engine.mujoco import sensing
 from simulo.engine.mujoco.commands import MotorLaw, columns
 from simulo.engine.mujoco.dynamics import Dynamics
 from simulo.engine.mujoco.edits import ArticulationEdits
-from simulo.engine.mujoco.free_bodies import read_free, read_mocap, write_pose, write_velocity
-from simulo.engine.mujoco.rigid import MuJoCoRigidBatch
+from simulo.engine.mujoco.free_bodies import read_free, read_mocap
+from simulo.engine.mujoco.rigid import BODY_WRITES, MuJoCoRigidBatch
 from simulo.engine.mujoco.spec import ModelLayout
-from simulo.engine.mujoco.worlds import POSED, Worlds
+from simulo.engine.mujoco.worlds import POSED, BodyWrites, Worlds, WorldsT
 from simulo.errors import SimuloValueError
 
 _BODY = mujoco.mjtObj.mjOBJ_BODY
@@ -41,8 +44,10 @@ def _row_reader(row: np.ndarray, cols: slice | np.ndarray) -> tuple[np.ndarray, 
     return (row[cols], None) if isinstance(cols, slice) else (row, cols)
 
 
-class MuJoCoArticulationBatch(ArticulationEdits):
-    """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
+class ArticulationBase(ArticulationEdits[WorldsT]):
+    """What the articulation batches of both MuJoCo engines share: the joints and bodies and their indices, the
+    root link's state writes, the command setters and the model edits (a base class: the engine's batch reads the
+    state, drives the joints, pushes the links and senses contacts).
 
     Args:
         worlds: The engine's environments.
@@ -50,20 +55,22 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         layout: Joints and bodies in simulo's order.
         fixed_base: Whether the root link is bolted to the world (a mocap body).
         dt: Time step, s.
+        writes: How the engine writes the root link's state.
     """
 
-    def __init__(self, worlds: Worlds, prefix: str, layout: ModelLayout, fixed_base: bool, dt: float) -> None:
+    def __init__(self, worlds: WorldsT, prefix: str, layout: ModelLayout, fixed_base: bool, dt: float,
+                 writes: BodyWrites[WorldsT]) -> None:
         self._worlds = worlds
         self._prefix = prefix
         self._joints = list(layout.joints)
         self._body_names = list(layout.body_names)
         self._fixed_base = fixed_base
+        self._writes = writes
         self.law = MotorLaw(worlds.num_envs, len(self._joints), dt)
         self._max_velocity = np.full(len(self._joints), np.inf)
         self._velocity_limited = False
         #: the last step's parent-on-body wrenches of every body, once :meth:`joint_wrenches` switched them on
         self.wrenches: np.ndarray | None = None
-        worlds.bind(self)
 
     def bind(self, model: mujoco.MjModel) -> None:
         """Look up joint, body and geom indices in a freshly compiled model."""
@@ -71,14 +78,6 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         jids = _ids(model, _JOINT, [p + j.name for j in self._joints])
         self.dofs = model.jnt_dofadr[jids].astype(np.int64)
         self.qadr = model.jnt_qposadr[jids].astype(np.int64)
-        self._q_columns, self._v_columns = columns(self.qadr), columns(self.dofs)
-        #: with one environment and the scene final, its joint positions and velocities read from its data (see
-        #: :meth:`read_joints`): per array a view at the consecutive columns and None, or the whole row and the
-        #: scattered columns
-        self._rows: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray | None] | None = None
-        #: likewise for a floating base (see :meth:`read_base`): views of its pose, linear velocity, angular
-        #: velocity in body axes and orientation, and the angular velocity's scratch array in world axes
-        self._base_rows: tuple[np.ndarray, ...] | None = None
         self.body_ids = _ids(model, _BODY, [p + name for name in self._body_names])
         root = int(self.body_ids[0])
         self.mocap = int(model.body_mocapid[root])
@@ -87,6 +86,7 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         self.free_v = int(model.jnt_dofadr[free]) if free >= 0 else -1
         self.body_geoms = [np.flatnonzero(model.geom_bodyid == b) for b in self.body_ids]
         self.geoms = np.concatenate(self.body_geoms) if self.body_geoms else np.zeros(0, dtype=np.int64)
+        self._model = model
         self.law.bind(model, self.dofs, self.qadr)
         self.dynamics = Dynamics(model, self.dofs, self.qadr)
 
@@ -116,6 +116,56 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         """Body names: the root link, then every other link in document order."""
         return self._body_names
 
+    @property
+    def velocity_limited(self) -> bool:
+        """Whether any joint velocity limit is set (the engine clips the velocities after each step)."""
+        return self._velocity_limited
+
+    def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
+        """Teleport the root links of ``env_ids`` to link-frame ``poses`` (len(env_ids), 7)."""
+        self._writes.pose(self._worlds, env_ids, poses, self.free_q, self.mocap)
+
+    def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
+        """Set root velocities ``[vx, vy, vz, wx, wy, wz]`` of the link-frame origin (a fixed root stays still)."""
+        if self.free_v >= 0:
+            self._writes.velocity(self._worlds, env_ids, velocities, self.free_q, self.free_v)
+
+    def apply_positions(self, position: np.ndarray) -> None:
+        """Keep new position targets; every other command stays as the last :meth:`apply` set it."""
+        self.law.set_positions(position)
+
+    def apply_efforts(self, effort: np.ndarray) -> None:
+        """Keep new torques of the ``TORQUE`` joints; every other command stays as the last :meth:`apply` set it."""
+        self.law.set_torques(effort)
+
+
+class MuJoCoArticulationBatch(ArticulationBase[Worlds]):
+    """One copy of an articulated robot per environment (implements :class:`simulo.engine.base.ArticulationBatch`).
+
+    Args:
+        worlds: The engine's environments.
+        prefix: The name prefix the robot was attached under.
+        layout: Joints and bodies in simulo's order.
+        fixed_base: Whether the root link is bolted to the world (a mocap body).
+        dt: Time step, s.
+    """
+
+    def __init__(self, worlds: Worlds, prefix: str, layout: ModelLayout, fixed_base: bool, dt: float) -> None:
+        super().__init__(worlds, prefix, layout, fixed_base, dt, BODY_WRITES)
+        worlds.bind(self)
+
+    def bind(self, model: mujoco.MjModel) -> None:
+        """Look up joint, body and geom indices, and the joint columns' reads, in a freshly compiled model."""
+        super().bind(model)
+        self._q_columns, self._v_columns = columns(self.qadr), columns(self.dofs)
+        #: with one environment and the scene final, its joint positions and velocities read from its data (see
+        #: :meth:`read_joints`): per array a view at the consecutive columns and None, or the whole row and the
+        #: scattered columns
+        self._rows: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray | None] | None = None
+        #: likewise for a floating base (see :meth:`read_base`): views of its pose, linear velocity, angular
+        #: velocity in body axes and orientation, and the angular velocity's scratch array in world axes
+        self._base_rows: tuple[np.ndarray, ...] | None = None
+
     # -- stepping (called by the engine) ---------------------------------------------------------------
     def drive(self, envs: list[int]) -> None:
         """Write the joint efforts of environments ``envs`` (ascending), each after its ``mj_step1``."""
@@ -126,16 +176,15 @@ class MuJoCoArticulationBatch(ArticulationEdits):
         qvel = self._worlds.datas[env].qvel
         qvel[self.dofs] = np.clip(qvel[self.dofs], -self._max_velocity, self._max_velocity)
 
+    def _velocity_limits_changed(self) -> None:
+        """A velocity limit was set: the engine's step plan, which clips the velocities, changes."""
+        self._worlds.revision += 1
+
     def record_wrenches(self, env: int) -> None:
         """Keep environment ``env``'s joint wrenches of the step just taken (after ``mj_rnePostConstraint``)."""
         assert self.wrenches is not None
         self.wrenches[env] = sensing.joint_wrenches(self._worlds.models[env], self._worlds.datas[env],
                                                     self.body_ids)
-
-    @property
-    def velocity_limited(self) -> bool:
-        """Whether any joint velocity limit is set."""
-        return self._velocity_limited
 
     # -- state -----------------------------------------------------------------------------------------
     def read_joints(self, q: np.ndarray, qd: np.ndarray, effort: np.ndarray) -> None:
@@ -251,28 +300,11 @@ class MuJoCoArticulationBatch(ArticulationEdits):
             qvel[i][self.dofs] = qd[k]
             w.fresh[i] = 0
 
-    def write_base_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
-        """Teleport the root links of ``env_ids`` to link-frame ``poses`` (len(env_ids), 7)."""
-        write_pose(self._worlds, env_ids, poses, self.free_q, self.mocap)
-
-    def write_base_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
-        """Set root velocities ``[vx, vy, vz, wx, wy, wz]`` of the link-frame origin (a fixed root stays still)."""
-        if self.free_v >= 0:
-            write_velocity(self._worlds, env_ids, velocities, self.free_q, self.free_v)
-
     def apply(self, mode: np.ndarray, position: np.ndarray, velocity: np.ndarray, force: np.ndarray,
               position_gain: np.ndarray, velocity_gain: np.ndarray, torque: np.ndarray) -> None:
         """Keep one step's joint commands; see :mod:`simulo.engine.mujoco.commands` for the motor law."""
         if self.law.set(mode, position, velocity, force, position_gain, velocity_gain, torque):
             self._worlds.revision += 1
-
-    def apply_positions(self, position: np.ndarray) -> None:
-        """Keep new position targets; every other command stays as the last :meth:`apply` set it."""
-        self.law.set_positions(position)
-
-    def apply_efforts(self, effort: np.ndarray) -> None:
-        """Keep new torques of the ``TORQUE`` joints; every other command stays as the last :meth:`apply` set it."""
-        self.law.set_torques(effort)
 
     def cancel_gravity(self) -> None:
         """For the coming step, push every link up with m·g at its centre of mass."""

@@ -1,26 +1,29 @@
-"""Model edits of a MuJoCo articulation batch: masses, inertias, friction, restitution, damping, limits, armature,
-collisions.
+"""Model edits of an articulation batch of either MuJoCo engine: masses, inertias, friction, restitution, damping,
+limits, armature, collisions.
 
-Each edit is a function of one model, applied through :class:`~simulo.engine.mujoco.worlds.Worlds` to every
-distinct model (``edit_all``) or to the given environments' own copies (``edit_envs``), and replayed there after
-every recompile while the scene is built.
+Each edit is a function of one model, applied through the engine's environments
+(:class:`~simulo.engine.mujoco.worlds.EditableWorlds`) to every distinct model (``edit_all``) or to the given
+environments' own copies (``edit_envs``), and replayed there after every recompile while the scene is built.
 """
 
 from __future__ import annotations
+
+from typing import Generic
 
 import mujoco
 import numpy as np
 
 from simulo.engine.base import EnvIds
 from simulo.engine.mujoco.rigid import set_restitution
-from simulo.engine.mujoco.worlds import Worlds
+from simulo.engine.mujoco.worlds import WorldsT
 
 
-class ArticulationEdits:
-    """The model edits of :class:`~simulo.engine.mujoco.articulation.MuJoCoArticulationBatch` (a base class: the
-    batch sets the attributes below)."""
+class ArticulationEdits(Generic[WorldsT]):
+    """The model edits of an articulation batch of either MuJoCo engine (a base class of
+    :class:`~simulo.engine.mujoco.articulation.ArticulationBase`: the batch sets the attributes below)."""
 
-    _worlds: Worlds
+    _worlds: WorldsT
+    _model: mujoco.MjModel  # the compiled model the indices below were looked up in
     body_ids: np.ndarray  # MuJoCo body index of each body
     dofs: np.ndarray  # DOF address of each joint column
     body_geoms: list[np.ndarray]  # each body's geoms
@@ -44,7 +47,7 @@ class ArticulationEdits:
                              limits: tuple[float, float] | None = None) -> None:
         """Override damping, velocity limit (enforced by clipping after each step) and position limits."""
         dof = int(self.dofs[joint])
-        jid = int(self._worlds.template.dof_jntid[dof])  # type: ignore[union-attr]
+        jid = int(self._model.dof_jntid[dof])
 
         def edit(m: mujoco.MjModel) -> None:
             if damping is not None:
@@ -56,7 +59,11 @@ class ArticulationEdits:
         if max_velocity is not None:
             self._max_velocity[joint] = max_velocity
             self._velocity_limited = bool(np.isfinite(self._max_velocity).any())
-            self._worlds.revision += 1
+            self._velocity_limits_changed()
+
+    def _velocity_limits_changed(self) -> None:
+        """Called after :meth:`set_joint_properties` set a velocity limit (nothing to do here; an engine whose
+        step plan depends on the limits overrides it)."""
 
     def set_body_friction(self, body: int, friction: float) -> None:
         """Set the sliding friction of body ``body``'s shapes in every copy."""

@@ -4,9 +4,14 @@ A dynamic shape is a body with a free joint (``qpos`` is the shape centre's pose
 velocity in body axes, rotated by :mod:`simulo.engine.mujoco.free_bodies`); a static one (mass 0) is a mocap
 body, posed per environment. A copy switched off keeps its place: its environment's model gets no collisions
 for it, and each step cancels its weight and zeroes its velocity; it reports mass 0, as on PyBullet.
+
+The body's indices, its state writes and its per-copy properties (:class:`RigidBase`) serve the MuJoCo Warp
+engine's rigid batch too.
 """
 
 from __future__ import annotations
+
+from typing import Generic
 
 import mujoco
 import numpy as np
@@ -14,8 +19,11 @@ import numpy as np
 from simulo.engine.base import EnvIds
 from simulo.engine.mujoco.free_bodies import read_free, read_mocap, write_pose, write_velocity
 from simulo.engine.mujoco.spec import damping_ratio
-from simulo.engine.mujoco.worlds import EnvEdit, Worlds
+from simulo.engine.mujoco.worlds import BodyWrites, EnvEdit, Worlds, WorldsT
 from simulo.errors import SimuloValueError
+
+#: How the MuJoCo engine writes the state of a body it moves as a whole (a free joint or a mocap body).
+BODY_WRITES: BodyWrites[Worlds] = BodyWrites(write_pose, write_velocity)
 
 
 def set_restitution(model: mujoco.MjModel, geoms: np.ndarray | int, restitution: float) -> None:
@@ -77,51 +85,45 @@ def scale_edit(kind: str, built: np.ndarray, geom: int, body: int, scales: np.nd
     return edit
 
 
-class MuJoCoRigidBatch:
-    """One single-body rigid object per environment (implements :class:`simulo.engine.base.RigidBatch`).
+class RigidBase(Generic[WorldsT]):
+    """What the rigid batches of both MuJoCo engines share: the body's indices, its pose and velocity writes and
+    its per-copy properties, which are model edits (a base class: the engine's batch reads the bodies, pushes them
+    and switches copies on and off).
 
     Args:
         worlds: The engine's environments.
         name: The body (and geom, and free joint) name in the model.
         kind: ``box``, ``sphere``, ``cylinder`` or ``cone``.
         mass: Mass in kg (0: static).
+        writes: How the engine writes the body's state.
     """
 
-    def __init__(self, worlds: Worlds, name: str, kind: str, mass: float) -> None:
+    def __init__(self, worlds: WorldsT, name: str, kind: str, mass: float, writes: BodyWrites[WorldsT]) -> None:
         self._worlds = worlds
         self._name = name
         self._kind = kind
+        self._writes = writes
         self._mass = np.full(worlds.num_envs, float(mass))
         self._enabled = np.ones(worlds.num_envs, dtype=bool)
-        self._any_disabled = False
-        worlds.bind(self)
 
     def bind(self, model: mujoco.MjModel) -> None:
         """Look up the body's indices in a freshly compiled model."""
+        self._model = model
         self.body_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, self._name)
         self.geom = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, self._name)
         self.mocap = int(model.body_mocapid[self.body_id])
         joint = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, self._name)
         self.qadr = int(model.jnt_qposadr[joint]) if joint >= 0 else -1
         self.dofadr = int(model.jnt_dofadr[joint]) if joint >= 0 else -1
-        self._contype = int(model.geom_contype[self.geom])
-        self._conaffinity = int(model.geom_conaffinity[self.geom])
 
     @property
     def num_envs(self) -> int:
         """Number of copies."""
         return self._worlds.num_envs
 
-    def read(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray) -> None:
-        """Write the current poses (shape centres) and velocities into the arrays in place."""
-        if self.qadr < 0:
-            read_mocap(self._worlds, self.mocap, pose, lin_vel, ang_vel)
-        else:
-            read_free(self._worlds, self.qadr, self.dofadr, pose, lin_vel, ang_vel)
-
     def write_pose(self, env_ids: EnvIds, poses: np.ndarray) -> None:
         """Teleport the objects of ``env_ids`` to ``poses`` (len(env_ids), 7)."""
-        write_pose(self._worlds, env_ids, poses, self.qadr, self.mocap)
+        self._writes.pose(self._worlds, env_ids, poses, self.qadr, self.mocap)
 
     def write_velocity(self, env_ids: EnvIds, velocities: np.ndarray) -> None:
         """Set the velocities ``[vx, vy, vz, wx, wy, wz]`` of the objects of ``env_ids`` (a static one stays, a
@@ -130,7 +132,7 @@ class MuJoCoRigidBatch:
             return
         ids = np.asarray(env_ids, dtype=np.int64)
         on = self._enabled[ids]
-        write_velocity(self._worlds, ids[on], np.asarray(velocities)[on], self.qadr, self.dofadr)
+        self._writes.velocity(self._worlds, ids[on], np.asarray(velocities)[on], self.qadr, self.dofadr)
 
     def set_friction(self, friction: float) -> None:
         """Set the sliding friction coefficient of every copy."""
@@ -175,16 +177,44 @@ class MuJoCoRigidBatch:
         self._worlds.edit_envs(env_ids, lambda m, k: m.body_ipos.__setitem__(body, values[k]))
 
     def set_scale(self, env_ids: EnvIds, scales: np.ndarray) -> None:
-        """Rescale the shapes of ``env_ids`` to ``scales`` (len(env_ids), 3) times their built size.
+        """Rescale the shapes of ``env_ids`` to ``scales`` (len(env_ids), 3) times their built size
+        (:func:`scale_edit`).
 
         Raises:
             SimuloValueError: A sphere scaled unevenly, a cylinder whose x and y factors differ, or a cone (a
                 mesh, which MuJoCo cannot resize in a compiled model), checked before anything changes.
         """
-        template = self._worlds.template
-        assert template is not None
-        edit = scale_edit(self._kind, template.geom_size[self.geom].copy(), self.geom, self.body_id, scales)
+        edit = scale_edit(self._kind, self._model.geom_size[self.geom].copy(), self.geom, self.body_id, scales)
         self._worlds.edit_envs(env_ids, edit)
+
+
+class MuJoCoRigidBatch(RigidBase[Worlds]):
+    """One single-body rigid object per environment (implements :class:`simulo.engine.base.RigidBatch`).
+
+    Args:
+        worlds: The engine's environments.
+        name: The body (and geom, and free joint) name in the model.
+        kind: ``box``, ``sphere``, ``cylinder`` or ``cone``.
+        mass: Mass in kg (0: static).
+    """
+
+    def __init__(self, worlds: Worlds, name: str, kind: str, mass: float) -> None:
+        super().__init__(worlds, name, kind, mass, BODY_WRITES)
+        self._any_disabled = False
+        worlds.bind(self)
+
+    def bind(self, model: mujoco.MjModel) -> None:
+        """Look up the body's indices, and its geom's collision masks, in a freshly compiled model."""
+        super().bind(model)
+        self._contype = int(model.geom_contype[self.geom])
+        self._conaffinity = int(model.geom_conaffinity[self.geom])
+
+    def read(self, pose: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray) -> None:
+        """Write the current poses (shape centres) and velocities into the arrays in place."""
+        if self.qadr < 0:
+            read_mocap(self._worlds, self.mocap, pose, lin_vel, ang_vel)
+        else:
+            read_free(self._worlds, self.qadr, self.dofadr, pose, lin_vel, ang_vel)
 
     def apply_force(self, env_ids: EnvIds, forces: np.ndarray, torques: np.ndarray) -> None:
         """For the coming step, push the copies of ``env_ids`` at their centres of mass (world frame)."""

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 import mujoco
 import numpy as np
@@ -56,6 +57,46 @@ class Bound(Protocol):
     def bind(self, model: mujoco.MjModel) -> None:
         """Look up the batch's indices in a freshly compiled model."""
         ...
+
+
+class EditableWorlds(Protocol):
+    """The environments of either MuJoCo engine (:class:`Worlds`, or the MuJoCo Warp engine's worlds) as the
+    batch code both engines share sees them: every environment's model, and the two ways to edit them."""
+
+    #: number of environments
+    num_envs: int
+    #: every environment's model (one object shared until an edit of that environment copies it)
+    models: list[mujoco.MjModel]
+
+    def edit_all(self, fn: AllEdit) -> None:
+        """Apply a model edit to every environment (``fn(model)`` on each distinct model)."""
+        ...
+
+    def edit_envs(self, env_ids: EnvIds, fn: EnvEdit) -> None:
+        """Apply a per-environment model edit (``fn(model, k)`` on the own model of the ``k``-th of
+        ``env_ids``)."""
+        ...
+
+
+#: The environments type of a batch whose code both MuJoCo engines share.
+WorldsT = TypeVar("WorldsT", bound=EditableWorlds)
+
+
+@dataclass(frozen=True)
+class BodyWrites(Generic[WorldsT]):
+    """How an engine writes the state of a body it moves as a whole (the functions of
+    :mod:`simulo.engine.mujoco.free_bodies`, or their MuJoCo Warp counterparts), for the batch code both MuJoCo
+    engines share.
+
+    Attributes:
+        pose: ``pose(worlds, env_ids, poses, qadr, mocap)`` teleports the free joint at ``qadr`` (or, when
+            ``qadr`` < 0, mocap body ``mocap``) of ``env_ids`` to ``poses`` (len(env_ids), 7).
+        velocity: ``velocity(worlds, env_ids, velocities, qadr, dofadr)`` sets the velocities
+            ``[vx, vy, vz, wx, wy, wz]`` (world axes, len(env_ids), 6) of the free joint at ``qadr``/``dofadr``.
+    """
+
+    pose: Callable[[WorldsT, EnvIds, np.ndarray, int, int], None]
+    velocity: Callable[[WorldsT, EnvIds, np.ndarray, int, int], None]
 
 
 class Worlds:

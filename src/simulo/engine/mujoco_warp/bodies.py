@@ -11,6 +11,7 @@ import numpy as np
 
 from simulo.engine.base import EnvIds
 from simulo.engine.mujoco.free_bodies import rotate_back_rows, rotate_rows
+from simulo.engine.mujoco.worlds import BodyWrites
 from simulo.engine.mujoco_warp.worlds import WarpWorlds
 
 
@@ -61,6 +62,11 @@ def write_velocity(worlds: WarpWorlds, env_ids: EnvIds, velocities: np.ndarray, 
     qvel[ids, dofadr:dofadr + 3] = given[:, :3]
     qvel[ids, dofadr + 3:dofadr + 6] = rotate_back_rows(quats, given[:, 3:])
     worlds.commit("qvel", qvel)
+
+
+#: How the MuJoCo Warp engine writes the state of a body it moves as a whole, for the batch code it shares with the
+#: MuJoCo engine.
+BODY_WRITES: BodyWrites[WarpWorlds] = BodyWrites(write_pose, write_velocity)
 
 
 def push(worlds: WarpWorlds, env_ids: EnvIds, bodies: np.ndarray, forces: np.ndarray, torques: np.ndarray) -> None:
