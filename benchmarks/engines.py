@@ -26,10 +26,15 @@ contract, ...; PyBullet once per block round) for ``--repeats`` blocks of ``--st
 give each loop's fastest block, ``ratio`` the median of the back-to-back contract/floor block ratios. Goals
 (issue 24): the contract >= 0.8x the floor for N >= 64; the humanoid on MuJoCo >= 15x PyBullet (issue 12).
 
-``--warp`` adds a ``warp/s`` column: the contract on the MuJoCo Warp engine (``engine="mujoco_warp"``, the ``gpu``
-extra) on Warp's default device (``SIMULO_WARP_DEVICE``: ``cuda`` when Warp sees a GPU, else ``cpu``), built,
-warmed up and timed in the same block rounds (its first step compiles Warp's kernels, or loads them from Warp's
-kernel cache, during the warm-up).
+``--warp`` adds two columns: ``warp/s``, the contract on the MuJoCo Warp engine (``engine="mujoco_warp"``, the
+``gpu`` extra) on Warp's default device (``SIMULO_WARP_DEVICE``: ``cuda`` when Warp sees a GPU, else ``cpu``), and
+``wfloor/s``, that engine's own batched path on the same device (**warp floor**: the very model, put on the device
+with ``mujoco_warp.put_model`` and ``make_data(nworld=N)``, the efforts written into ``qfrc_applied``, one
+``mujoco_warp.step`` a step, the joints read back with numpy), built, warmed up and timed in the same block rounds
+(the first step compiles Warp's kernels, or loads them from Warp's kernel cache, during the warm-up); ``w-ratio``
+is the median of the back-to-back Warp contract/warp floor block ratios, and ``w-diff`` is the largest difference of
+their final joint positions (rad or m: the two send the same efforts to the last float32 bit or one off, so
+they part at that level).
 
 ``--breakdown`` prints instead where a step's time goes at N = 1 (``time.perf_counter``; of ``--repeats``
 rounds, each loop's fastest; each part less what its timers add, measured on a call that does nothing): the
@@ -242,6 +247,41 @@ class FloorLoop(RawLoop):
         self.pool.close()
 
 
+class WarpFloorLoop(RawLoop):
+    """The same model and start as MuJoCo Warp worlds on the Warp engine's device: the efforts written into
+    ``qfrc_applied``, one ``mujoco_warp.step`` for every world, the joints read back with numpy."""
+
+    def __init__(self, robot: Robot, contract: ContractLoop) -> None:
+        super().__init__(robot, contract)
+        import mujoco_warp as mjw  # noqa: PLC0415 (the gpu extra, only with --warp)
+        import warp as wp  # noqa: PLC0415
+
+        from simulo.engine.mujoco_warp.engine import default_device  # noqa: PLC0415
+
+        self.mjw, self.wp = mjw, wp
+        self.device = wp.get_device(default_device())
+        m, n = self.model, self.num_envs
+        with wp.ScopedDevice(self.device):
+            self.m = mjw.put_model(m)
+            self.d = mjw.make_data(m, nworld=n)
+            for name in ("qpos", "mocap_pos", "mocap_quat"):
+                getattr(self.d, name).assign(np.stack([getattr(d, name) for d in self.datas]).astype(np.float32))
+        self.applied = np.zeros((n, m.nv), dtype=np.float32)
+
+    def run(self, steps: int) -> None:
+        spec = self.spec
+        for _ in range(steps):
+            goal = targets(self.step_count, self.num_envs, self.q.shape[1], spec.amplitude, self.dt)
+            effort = np.clip(spec.kp * (goal - self.q) - spec.kd * self.qd, -self.limit, self.limit)  # as the contract
+            self.applied[:, self.dofs] = effort
+            with self.wp.ScopedDevice(self.device):
+                self.d.qfrc_applied.assign(self.applied)
+                self.mjw.step(self.m, self.d)
+            self.q = self.d.qpos.numpy()[:, self.qadr]
+            self.qd = self.d.qvel.numpy()[:, self.dofs]
+            self.step_count += 1
+
+
 def _timed(run: Callable[[int], None], steps: int) -> float:
     start = time.perf_counter()
     run(steps)
@@ -257,27 +297,35 @@ def bench(name: str, num_envs: int, steps: int, repeats: int, warmup: int, pybul
     loop = RawLoop(robot, contract)
     bullet = ContractLoop(robot, num_envs, "pybullet", dt=dt) if pybullet else None
     warped = ContractLoop(robot, num_envs, "mujoco_warp", dt=dt) if warp else None
+    warp_floor = WarpFloorLoop(robot, contract) if warp else None
     loops: list[tuple[str, ContractLoop | RawLoop]] = [("contract", contract), ("floor", floor), ("loop", loop)]
+    warp_loops: list[tuple[str, ContractLoop | RawLoop]] = (
+        [("warp", warped), ("warp_floor", warp_floor)] if warped is not None and warp_floor is not None else [])
     try:
-        for _, each in loops:
+        for _, each in loops + warp_loops:
             each.run(warmup)
-        for extra in (bullet, warped):
-            if extra is not None:
-                extra.run(warmup)
-        times: dict[str, list[float]] = {key: [] for key in ("contract", "floor", "loop", "pybullet", "warp")}
+        if bullet is not None:
+            bullet.run(warmup)
+        times: dict[str, list[float]] = {key: [] for key in ("contract", "floor", "loop", "pybullet", "warp",
+                                                             "warp_floor")}
         for k in range(repeats):
             for key, each in (loops if k % 2 == 0 else loops[::-1]):
                 times[key].append(_timed(each.run, steps))
             if bullet is not None:
                 times["pybullet"].append(_timed(bullet.run, max(1, steps // 4)))
-            if warped is not None:
-                times["warp"].append(_timed(warped.run, steps))
+            for key, each in (warp_loops if k % 2 == 0 else warp_loops[::-1]):
+                times[key].append(_timed(each.run, steps))
         end = contract.joint_positions().tobytes()
         same = floor.joint_positions().tobytes() == end
         rate = {key: num_envs * (steps if key != "pybullet" else max(1, steps // 4)) / min(t)
                 for key, t in times.items() if t}
         ratio = statistics.median(f / c for c, f in zip(times["contract"], times["floor"]))
+        warp_ratio, warp_diff = None, None
+        if warped is not None and warp_floor is not None:
+            warp_ratio = statistics.median(f / c for c, f in zip(times["warp"], times["warp_floor"]))
+            warp_diff = float(np.abs(warped.joint_positions() - warp_floor.joint_positions()).max())
         return {"robot": name, "n": num_envs, "pybullet": rate.get("pybullet"), "warp": rate.get("warp"),
+                "warp_floor": rate.get("warp_floor"), "warp_ratio": warp_ratio, "warp_diff": warp_diff,
                 "mujoco": rate["contract"],
                 "floor": rate["floor"], "loop": rate["loop"], "ratio": ratio, "same": same,
                 "same_loop": loop.joint_positions().tobytes() == end}
@@ -431,7 +479,7 @@ def main() -> None:
     if args.breakdown:
         _print_breakdown(args.robots, 20 if args.quick else args.steps or 2000, warmup, repeats)
         return
-    warp_header = f"{'warp/s':>11}" if args.warp else ""
+    warp_header = f"{'warp/s':>11}{'wfloor/s':>11}{'w-ratio':>8}{'w-diff':>9}" if args.warp else ""
     print(f"{'robot':<10}{'N':>5}{'pybullet/s':>12}{'mujoco/s':>11}{'floor/s':>11}{'loop/s':>11}{warp_header}"
           f"{'ratio':>7}{'vs pb':>7}  same  same as loop")
     rows = []
@@ -442,7 +490,8 @@ def main() -> None:
             rows.append(row)
             pb = row["pybullet"]
             vs = f"{row['mujoco'] / pb:6.1f}x" if isinstance(pb, float) else "     -"  # type: ignore[operator]
-            warp = _cell(row["warp"], 11) if args.warp else ""
+            warp = (_cell(row["warp"], 11) + _cell(row["warp_floor"], 11) + f"{row['warp_ratio']:8.2f}"
+                    + f"{row['warp_diff']:9.1e}" if args.warp else "")
             print(f"{name:<10}{n:>5}{_cell(pb, 12)}{row['mujoco']:11.0f}{row['floor']:11.0f}{row['loop']:11.0f}{warp}"
                   f"{row['ratio']:7.2f}{vs}  {'yes' if row['same'] else 'NO':<4}  "
                   f"{'yes' if row['same_loop'] else 'no'}")

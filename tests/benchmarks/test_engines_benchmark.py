@@ -4,6 +4,7 @@ are never asserted."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -49,3 +50,18 @@ def test_engines_breakdown_splits_a_step_into_parts_that_add_up() -> None:
         # is less its timers' cost, estimated apart, and load during that estimate can tip a µs part below 0
         assert physics != 0.0 and raw_physics != 0.0
     assert rows["humanoid"][3] > 0.0 and rows["humanoid"][8] > 0.0  # tens of µs: far above the timers' cost
+
+
+def test_engines_warp_columns_put_the_warp_contract_beside_its_floor() -> None:
+    pytest.importorskip("mujoco_warp")
+    done = subprocess.run([sys.executable, str(SCRIPT), "--robots", "cartpole", "--envs", "2", "--repeats", "2",
+                           "--warmup", "4", "--steps", "4", "--no-pybullet", "--warp"], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "SIMULO_WARP_DEVICE": "cpu"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    header = next(line.split() for line in done.stdout.splitlines() if line.startswith("robot"))
+    assert header[6:10] == ["warp/s", "wfloor/s", "w-ratio", "w-diff"]
+    row = next(line.split() for line in done.stdout.splitlines() if line.startswith("cartpole"))
+    warp, floor, ratio, diff = float(row[6]), float(row[7]), float(row[8]), float(row[9])
+    assert warp > 0.0 and floor > 0.0 and ratio > 0.0
+    # the Warp contract and the floor send the same efforts to float32's last bit: their joints part at that level
+    assert diff < 1e-5
