@@ -34,7 +34,7 @@ def test_the_sim_layer_writes_those_efforts_only_for_an_engine_that_does_not(car
     sim.step()
     data = robot._data
     assert data is not None
-    assert data.batch.reports_all_efforts is (engine in ("mujoco", "mujoco_warp"))
+    assert data.batch.reports_all_efforts is (engine in ("mujoco", "mujoco_warp", "mujoco_warp_copies"))
     assert bool(data.effort_overrides) is not data.batch.reports_all_efforts
     np.testing.assert_array_equal(robot.state.joint_efforts, [[3.0, 0.0]])
 

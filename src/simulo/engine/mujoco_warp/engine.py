@@ -68,6 +68,8 @@ class MuJoCoWarpEngine:
             call.
         solver_iterations: MuJoCo solver iterations, or ``None`` for its default (100).
         device: The Warp device; ``None``: :func:`default_device`.
+        host_copies: Whether state reads copy the device's arrays to the host and writes copy them back; ``None``
+            (the default): on a GPU only. ``True`` on the CPU device runs the GPU's data path there (for tests).
 
     Raises:
         SimuloValueError: ``envs_per_world`` is out of range, or Warp does not know ``device``.
@@ -79,7 +81,8 @@ class MuJoCoWarpEngine:
     default_solver_iterations: ClassVar[int] = 100
 
     def __init__(self, num_envs: int, dt: float, gravity: Sequence[float] = (0.0, 0.0, -9.81),
-                 envs_per_world: int = 1, solver_iterations: int | None = None, device: str | None = None) -> None:
+                 envs_per_world: int = 1, solver_iterations: int | None = None, device: str | None = None,
+                 host_copies: bool | None = None) -> None:
         if not 1 <= envs_per_world <= MAX_ENVS_PER_WORLD:
             raise SimuloValueError(f"envs_per_world must be between 1 and {MAX_ENVS_PER_WORLD}, got {envs_per_world}")
         wp.init()
@@ -92,7 +95,7 @@ class MuJoCoWarpEngine:
         self._groups = -(-num_envs // envs_per_world)
         self._dt = float(dt)
         self._gravity = np.array([float(g) for g in gravity])
-        self._worlds = WarpWorlds(num_envs, SceneSpec(dt, gravity, solver_iterations), device)
+        self._worlds = WarpWorlds(num_envs, SceneSpec(dt, gravity, solver_iterations), device, host_copies)
         self._articulations: list[WarpArticulationBatch] = []
         self._rigids: list[WarpRigidBatch] = []
         self._welds = 0  # weld batches made (each one's equalities need a unique name)

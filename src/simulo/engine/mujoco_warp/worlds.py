@@ -15,7 +15,8 @@ world; every other field stays shared.
 
 Reads and writes go through :meth:`WarpWorlds.host` (a numpy array of a state field, every world's rows) and
 :meth:`WarpWorlds.commit`: on Warp's CPU device the array is the device memory itself (no copy, and commit does
-nothing); on a GPU it is a copy, written back by commit. Warp computes in float32.
+nothing); on a GPU it is a copy, written back by commit. ``host_copies=True`` takes the GPU's way on the CPU
+device too, so that the CPU's tests check that every write is committed. Warp computes in float32.
 """
 
 from __future__ import annotations
@@ -56,12 +57,15 @@ class WarpWorlds:
         num_envs: Number of environments (Warp worlds).
         scene: The MjSpec everything is added to.
         device: The Warp device (``"cpu"``, ``"cuda"``, ``"cuda:0"``...).
+        host_copies: Whether :meth:`host` copies the device's arrays and :meth:`commit` writes them back; ``None``:
+            on a GPU only (on the CPU device the arrays are the device memory itself).
     """
 
-    def __init__(self, num_envs: int, scene: SceneSpec, device: str) -> None:
+    def __init__(self, num_envs: int, scene: SceneSpec, device: str, host_copies: bool | None = None) -> None:
         self.num_envs = num_envs
         self.scene = scene
         self.device = wp.get_device(device)
+        self.host_copies = self.device.is_cuda if host_copies is None else host_copies
         self.model: mujoco.MjModel | None = None
         self._state: dict[str, np.ndarray] = {}
         self._binders: list[Callable[[mujoco.MjModel], None]] = []
@@ -209,16 +213,16 @@ class WarpWorlds:
 
     def host(self, name: str) -> np.ndarray:
         """A state field of every world, as a numpy array (num_envs, ...): the device memory itself on the CPU
-        device, a copy on a GPU (write it back with :meth:`commit`)."""
+        device, a copy on a GPU or with ``host_copies`` (write it back with :meth:`commit`)."""
         if self.data is None:
             return self._state[name]
         array: np.ndarray = getattr(self.data, name).numpy()
-        return array
+        return array.copy() if self.host_copies and not self.device.is_cuda else array
 
     def commit(self, name: str, values: np.ndarray) -> None:
         """Write ``values`` (from :meth:`host`, changed) back to the device, and mark the kinematics stale."""
         self.current = False
-        if self.data is not None and self.device.is_cuda:
+        if self.data is not None and self.host_copies:
             getattr(self.data, name).assign(values.astype(np.float32))
 
     def make_current(self) -> None:
