@@ -289,9 +289,7 @@ class MuJoCoWarpEngine:
                 mjw.step1(m, d)
                 for a in driving:
                     a.drive(applied)
-            rows = w.host("qfrc_applied")
-            rows[...] = applied
-            w.commit("qfrc_applied", rows)
+            w.replace("qfrc_applied", applied)
             if driving:
                 mjw.step2(m, d)
             else:

@@ -106,9 +106,7 @@ class WarpMotors:
         rows = applied.copy()
         for _ in range(MOTOR_ITERATIONS):
             rows[np.ix_(envs[going], dofs)] = effort[going]
-            device_rows = worlds.host("qfrc_applied")
-            device_rows[...] = rows
-            worlds.commit("qfrc_applied", device_rows)
+            worlds.replace("qfrc_applied", rows)
             with wp.ScopedDevice(worlds.device):
                 mjw.fwd_acceleration(worlds.warp_model, worlds.data)
                 mjw.solve(worlds.warp_model, worlds.data)

@@ -225,6 +225,15 @@ class WarpWorlds:
         if self.data is not None and self.host_copies:
             getattr(self.data, name).assign(values.astype(np.float32))
 
+    def replace(self, name: str, values: np.ndarray) -> None:
+        """Set a whole state field of every world to ``values`` (without reading it first, unlike :meth:`host` and
+        :meth:`commit`), and mark the kinematics stale."""
+        if self.data is None or not self.host_copies:
+            self.host(name)[...] = values
+            self.current = False
+        else:
+            self.commit(name, values)
+
     def make_current(self) -> None:
         """Bring body poses, centre-of-mass quantities and body velocities up to date with the state."""
         if self.current or self.data is None:
