@@ -28,7 +28,8 @@ def env_device(device: str) -> str:
         raise SimuloValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
     if not _CUDA_WARNED:
         torch = sys.modules.get("torch")
-        why = ("the PyBullet runtime keeps its tensors in CPU memory" if torch is not None and torch.cuda.is_available()
+        why = ("an environment's tensors live in CPU memory on every engine here (MuJoCo Warp on a GPU included: its "
+               "state is copied to the host)" if torch is not None and torch.cuda.is_available()
                else "CUDA is not available here")
         warnings.warn(f"device={device!r} requested but {why}; running on the CPU", RuntimeWarning, stacklevel=3)
         _CUDA_WARNED = True
