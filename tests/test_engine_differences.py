@@ -27,25 +27,29 @@ table = _table()
 FRICTION = "test_properties_physics.py::test_friction_decides_whether_a_pushed_box_slips[mujoco]"
 
 
-def test_a_listed_test_is_found_for_its_engine_only() -> None:
+def test_a_listed_test_is_found_for_its_engines_only() -> None:
     assert table.expected(FRICTION, "mujoco").name == "friction combines by the larger value"
+    warp = FRICTION.replace("[mujoco]", "[mujoco_warp]")
+    assert table.expected(warp, "mujoco_warp").name == "friction combines by the larger value"  # MuJoCo's rules
     assert table.expected(FRICTION.replace("mujoco", "pybullet"), "pybullet") is None
     assert table.expected("test_properties_physics.py::test_a_sphere_scales_evenly_only[mujoco]", "mujoco") is None
 
 
 def test_the_named_error_is_accepted_and_anything_else_fails() -> None:
     difference = table.expected(FRICTION, "mujoco")
-    assert table.mismatch(difference, AssertionError("\nNot equal to tolerance rtol=0.1")) is None
-    assert "but the test passed: remove its entry" in table.mismatch(difference, None)
-    assert "got ValueError: boom" in table.mismatch(difference, ValueError("boom"))
-    assert "got AssertionError: other" in table.mismatch(difference, AssertionError("other"))
+    assert table.mismatch(difference, "mujoco", AssertionError("\nNot equal to tolerance rtol=0.1")) is None
+    assert "(mujoco) expects" in table.mismatch(difference, "mujoco", None)
+    assert "but the test passed: remove its entry" in table.mismatch(difference, "mujoco", None)
+    assert "got ValueError: boom" in table.mismatch(difference, "mujoco", ValueError("boom"))
+    assert "got AssertionError: other" in table.mismatch(difference, "mujoco", AssertionError("other"))
 
 
 def test_every_entry_names_a_known_engine_an_exception_and_a_reason() -> None:
     names = [d.name for d in table.DIFFERENCES]
     assert len(names) == len(set(names))
     for difference in table.DIFFERENCES:
-        assert difference.engine in table.ENGINES and difference.reason
+        assert difference.engines and set(difference.engines) <= {"pybullet", "mujoco", "mujoco_warp"}
+        assert difference.reason
         assert issubclass(difference.raises, BaseException)
     assert any(d.raises is MissingDependencyError for d in table.DIFFERENCES)
 
