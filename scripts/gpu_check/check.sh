@@ -8,7 +8,7 @@
 #   bash scripts/gpu_check/check.sh samples     # the SDK's cartpole to best_reward >= 270, and 600 iterations
 #                                               # of its humanoid, both at the samples' default flags
 #
-# Stages after `receive` may be given together (`check.sh install suite`). The parts come from prepare.sh. Every
+# Stages after `receive` may be given together (`check.sh install samples`, the goals first). The parts come from prepare.sh. Every
 # stage writes its log to $OUT (default /tmp/gpu/out) as well as to the terminal. DEVICE (default cuda) is the
 # Warp device; `DEVICE=cpu bash scripts/gpu_check/check.sh suite` with QUICK=1 runs the stage here, small.
 set -uo pipefail
