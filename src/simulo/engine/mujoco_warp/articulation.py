@@ -124,11 +124,10 @@ class WarpArticulationBatch(ArticulationBase[WarpWorlds]):
         self.motors.modes_set()
 
     def cancel_gravity(self) -> None:
-        """For the coming step, push every link up with m·g at its centre of mass."""
-        lift = -self._model.body_mass[self.body_ids, None] * self._model.opt.gravity
-        envs = np.arange(self.num_envs)
-        push(self._worlds, envs, self.body_ids, np.broadcast_to(lift, (self.num_envs, *lift.shape)),
-             np.zeros((self.num_envs, len(self.body_ids), 3)))
+        """For the coming step, push every link up with m·g at its centre of mass, with each environment's own link
+        masses and gravity."""
+        lift = np.stack([-m.body_mass[self.body_ids, None] * m.opt.gravity for m in self._worlds.models])
+        push(self._worlds, np.arange(self.num_envs), self.body_ids, lift, np.zeros_like(lift))
 
     # -- dynamics queries (on the host, with MuJoCo, from the worlds' state) -----------------------------
     def _states(self) -> list[_HostState]:
