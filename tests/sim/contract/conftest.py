@@ -27,7 +27,7 @@ WARP = ("mujoco_warp", "mujoco_warp_copies")
 
 
 @pytest.fixture(scope="session", autouse=True)
-def test_engines_registered() -> Iterator[None]:
+def extra_engines_registered() -> Iterator[None]:
     """Register the mock engine as ``"mock"``, and MuJoCo Warp with host copies as ``"mujoco_warp_copies"``, for
     the session."""
     register_engine("mock", MockEngine)
