@@ -114,6 +114,24 @@ def box_solve(block: np.ndarray, rhs: np.ndarray, limit: np.ndarray) -> np.ndarr
     return tau
 
 
+def motor_update(effort: np.ndarray, going: np.ndarray, reached: np.ndarray, qd: np.ndarray, target: np.ndarray,
+                 block: np.ndarray, limit: np.ndarray, dt: float) -> np.ndarray:
+    """One pass of the motor iteration for the environments ``going`` (indices into the rows): from the joint
+    accelerations ``reached`` that the current ``effort`` gave through the step's constraints, the box-limited
+    efforts that reach ``target``, written into ``effort`` in place. Shared by both MuJoCo engines.
+
+    Returns:
+        The entries of ``going`` whose efforts still changed by more than :data:`MOTOR_TOLERANCE`.
+    """
+    w, now = block[going], effort[going]
+    reach = qd[going] + reached[going] * dt
+    update = box_solve(w, (target[going] - reach) / dt + np.matmul(w, now[..., None])[..., 0], limit[going])
+    done = np.abs(update - now).max(axis=1) <= MOTOR_TOLERANCE
+    effort[going] = update
+    result: np.ndarray = going[~done]
+    return result
+
+
 def columns(indices: np.ndarray) -> slice | np.ndarray:
     """The indices as a slice when they are consecutive and ascending (indexing with a slice takes a view,
     without an index array)."""
@@ -341,13 +359,7 @@ class MotorLaw:
                 mujoco.mj_fwdAcceleration(m, d)
                 mujoco.mj_fwdConstraint(m, d)
                 reached[e] = d.qacc[dofs]
-            w, now = block[going], effort[going]
-            reach = qd[going] + reached[going] * dt
-            update = box_solve(w, (target[going] - reach) / dt + np.matmul(w, now[..., None])[..., 0],
-                               limit[going])
-            done = np.abs(update - now).max(axis=1) <= MOTOR_TOLERANCE
-            effort[going] = update
-            going = going[~done]
+            going = motor_update(effort, going, reached, qd, target, block, limit, dt)
             if not going.size:
                 break
         return effort

@@ -14,7 +14,7 @@ import numpy as np
 import warp as wp
 
 from simulo.engine.base import ControlMode
-from simulo.engine.mujoco.commands import MOTOR_ITERATIONS, MOTOR_TOLERANCE, MotorLaw, box_solve
+from simulo.engine.mujoco.commands import MOTOR_ITERATIONS, MotorLaw, box_solve, motor_update
 from simulo.engine.mujoco_warp.worlds import WarpWorlds
 
 _POSITION = int(ControlMode.POSITION_MOTOR)
@@ -111,12 +111,7 @@ class WarpMotors:
                 mjw.fwd_acceleration(worlds.warp_model, worlds.data)
                 mjw.solve(worlds.warp_model, worlds.data)
             reached[going] = np.asarray(worlds.host("qacc"), dtype=np.float64)[np.ix_(envs[going], dofs)]
-            w, now = block[going], effort[going]
-            reach = qd[going] + reached[going] * dt
-            update = box_solve(w, (target[going] - reach) / dt + np.matmul(w, now[..., None])[..., 0], limit[going])
-            done = np.abs(update - now).max(axis=1) <= MOTOR_TOLERANCE
-            effort[going] = update
-            going = going[~done]
+            going = motor_update(effort, going, reached, qd, target, block, limit, dt)
             if not going.size:
                 break
         return effort
